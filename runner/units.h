@@ -1,0 +1,42 @@
+/*
+ * units.h - parsing and printing of quantities with units, used everywhere a
+ * number may carry one (spec values, --set overrides, predictions).
+ *
+ * sizes:  "512", "4KiB", "1.5GB", "64k" (k/K = KiB, M = MiB, G = GiB; KB/MB/GB
+ *         are powers of ten; B optional)           -> bytes
+ * times:  "800ns", "10us", "10µs", "2ms", "1.5s", "2m", "1h", plain number = s
+ *                                                    -> seconds
+ * rates:  "12GB/s", "800MiB/s", "1Gbit/s", "10Mbps"  -> bytes per second
+ * ratios: "1%", "0.25"                                -> fraction (1% = 0.01)
+ */
+#ifndef SYSMETER_UNITS_H
+#define SYSMETER_UNITS_H
+
+#include <stddef.h>
+
+enum unit_kind { UNIT_NUMBER, UNIT_SIZE, UNIT_TIME, UNIT_RATE, UNIT_PERCENT };
+
+/* Parse `text` as a quantity of `kind` into *out (base units).  Returns 0, or
+   -1 with a message such as "expected a size like 4KiB, got '4Kb2'" in err. */
+int units_parse(const char *text, enum unit_kind kind, double *out, char *err, size_t errlen);
+
+/* Parse an integer with no unit ("15"); rejects fractions and garbage. */
+int units_parse_int(const char *text, long long *out, char *err, size_t errlen);
+
+/* Parse a boolean: true/false/yes/no/on/off/1/0. */
+int units_parse_bool(const char *text, int *out, char *err, size_t errlen);
+
+/* Parse a value given in the unit family of `probe_unit` ("ns", "us", "GB/s",
+   "MB/s", "ops/s", ...) and express it in that unit: "1.2ns" with probe unit
+   "us" -> 0.0012.  A bare number is taken as already in probe_unit. */
+int units_parse_in(const char *text, const char *probe_unit, double *out, char *err, size_t errlen);
+
+/* Is `unit` a time unit (ns, us, ms, s)?  Sets *ns_per_unit when non-NULL. */
+int units_is_time(const char *unit, double *ns_per_unit);
+
+/* Format bytes as the shortest exact binary form: 4096 -> "4KiB", 1536 -> "1.5KiB". */
+void units_format_size(double bytes, char *buf, size_t len);
+/* Format seconds readably: 0.01 -> "10ms". */
+void units_format_time(double seconds, char *buf, size_t len);
+
+#endif
