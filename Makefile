@@ -7,7 +7,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
 
-WARN     := -Wall -Wextra -Werror
+WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN)
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

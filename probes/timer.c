@@ -1,0 +1,259 @@
+/*
+ * timer - the cost of reading a clock once.
+ *
+ * What:   one read of the chosen clock (`clock`):
+ *           rdtsc              the bare, unserialised rdtsc instruction
+ *           rdtscp             the bare rdtscp instruction (waits for earlier
+ *                              instructions, not for later ones; no lfence)
+ *           clock_gettime      clock_gettime(CLOCK_MONOTONIC): glibc -> vDSO
+ *           clock_gettime_raw  clock_gettime(CLOCK_MONOTONIC_RAW): same path
+ *         The serialised pair every sample is timed with (lfence;rdtsc ...
+ *         rdtscp;lfence) is the null probe's figure.
+ * Unit:   ns per read.
+ * Method: `iterations` reads back to back, unrolled by 8, each result sunk
+ *         (pt_sink_u64) so none can be dropped or merged; one timed region
+ *         around them; ticks / iterations through host->tsc_hz.  Reads do
+ *         not depend on each other, so this is the amortised (throughput)
+ *         cost the way a timed loop pays it, not the latency of one isolated
+ *         read.  After the timed region, untimed, 4096 consecutive reads
+ *         give the secondary metric `resolution_ns` (the smallest nonzero
+ *         step between consecutive reads: the clock's granularity or the
+ *         cost of a read, whichever is larger) and check that the clock
+ *         never goes backwards (reported by sanity()).
+ * Confounders: rdtsc/rdtscp are microcoded (tens of core cycles on Zen);
+ *         their cost is in core cycles while the figure is converted with
+ *         the constant TSC rate, so it moves with boost.  Under KVM they
+ *         do not exit (hardware TSC offset/scaling) unless the host traps
+ *         them; clock_gettime stays in the vDSO only while the guest's
+ *         clocksource is tsc (or kvm-clock with a stable TSC): with another
+ *         clocksource it becomes a real system call, ten times slower.
+ *         Interrupts and steal time land in some samples (outliers).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probe.h"
+#include "probe_time.h"
+
+/* Consecutive reads per sample for resolution and monotonicity (untimed). */
+#define TIMER_CHECK_READS 4096
+
+enum timer_clock { CLK_RDTSC, CLK_RDTSCP, CLK_MONO, CLK_MONO_RAW };
+
+struct timer_state {
+	double hz;
+	enum timer_clock clk;
+	uint64_t backwards;		/* consecutive reads that went back */
+	uint64_t checked;		/* reads checked for that */
+	uint64_t first_back_prev, first_back_cur;
+};
+
+static const struct probe_param timer_params[] = {
+	{ .name = "clock", .type = PROBE_STRING, .def = "rdtscp",
+	  .help = "clock read: bare rdtsc, bare rdtscp, or clock_gettime(CLOCK_MONOTONIC[_RAW])",
+	  .choices = "rdtsc|rdtscp|clock_gettime|clock_gettime_raw" },
+	{ .name = NULL },
+};
+
+static const struct probe_metric timer_metrics[] = {
+	{ .name = "resolution_ns", .unit = "ns",
+	  .help = "smallest nonzero step between consecutive reads (granularity or read cost)" },
+	{ .name = NULL },
+};
+
+static inline uint64_t timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* One read of clock `c`, in its own unit (counter ticks or ns).  Always
+   inlined with a constant `c`, so every loop below has a single kind of read. */
+static inline __attribute__((always_inline)) uint64_t read_clock(enum timer_clock c)
+{
+	struct timespec ts;
+
+	switch (c) {
+	case CLK_RDTSC:
+		return pt_rdtsc_raw();
+	case CLK_RDTSCP: {
+#if defined(__x86_64__)
+		uint32_t lo, hi, aux;
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		return ((uint64_t)hi << 32) | lo;
+#else
+		return pt_rdtsc_raw();	/* unreachable: setup skips */
+#endif
+	}
+	case CLK_MONO:
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return timespec_ns(&ts);
+	case CLK_MONO_RAW:
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		return timespec_ns(&ts);
+	}
+	return 0;
+}
+
+/* `n` reads back to back, unrolled by 8; returns the ticks they took. */
+static inline __attribute__((always_inline)) uint64_t timed_reads(enum timer_clock c,
+								  uint64_t n)
+{
+	uint64_t t0 = pt_start();
+
+	for (uint64_t q = n / 8; q > 0; q--) {
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+		pt_sink_u64(read_clock(c));
+	}
+	for (uint64_t r = n % 8; r > 0; r--)
+		pt_sink_u64(read_clock(c));
+	return pt_stop() - t0;
+}
+
+/* Untimed: smallest nonzero step between consecutive reads (0 if none),
+   counting steps that went backwards into the state. */
+static inline __attribute__((always_inline)) uint64_t check_reads(enum timer_clock c,
+								  struct timer_state *st)
+{
+	uint64_t prev = read_clock(c), min_step = 0;
+
+	for (int k = 0; k < TIMER_CHECK_READS; k++) {
+		uint64_t cur = read_clock(c);
+
+		if (cur < prev) {
+			if (st->backwards++ == 0) {
+				st->first_back_prev = prev;
+				st->first_back_cur = cur;
+			}
+		} else if (cur > prev && (min_step == 0 || cur - prev < min_step)) {
+			min_step = cur - prev;
+		}
+		prev = cur;
+	}
+	st->checked += TIMER_CHECK_READS;
+	return min_step;
+}
+
+static int timer_setup(const struct probe_params *p, const struct probe_host *h,
+		       void **state, char *err, size_t errlen)
+{
+	const char *name = probe_str(p, "clock");
+	struct timer_state *st;
+	enum timer_clock clk;
+
+	*state = NULL;
+	if (!(h->tsc_hz > 0)) {
+		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+		return -EINVAL;
+	}
+	if (strcmp(name, "rdtsc") == 0) {
+		clk = CLK_RDTSC;
+	} else if (strcmp(name, "rdtscp") == 0) {
+		clk = CLK_RDTSCP;
+	} else if (strcmp(name, "clock_gettime") == 0) {
+		clk = CLK_MONO;
+	} else if (strcmp(name, "clock_gettime_raw") == 0) {
+		clk = CLK_MONO_RAW;
+	} else {
+		snprintf(err, errlen, "unknown clock '%s'", name);
+		return -EINVAL;
+	}
+#if !defined(__x86_64__)
+	if (clk == CLK_RDTSCP) {
+		snprintf(err, errlen, "rdtscp exists on x86-64 only");
+		return PROBE_SKIP;
+	}
+#endif
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	st->hz = h->tsc_hz;
+	st->clk = clk;
+	*state = st;
+	return 0;
+}
+
+static int timer_sample(void *state, uint64_t iterations, struct probe_sample *out,
+			char *err, size_t errlen)
+{
+	struct timer_state *st = state;
+	uint64_t ticks = 0, step = 0;
+	double step_ns;
+
+	if (iterations == 0) {
+		snprintf(err, errlen, "iterations must be positive");
+		return -EINVAL;
+	}
+	switch (st->clk) {
+	case CLK_RDTSC:
+		ticks = timed_reads(CLK_RDTSC, iterations);
+		step = check_reads(CLK_RDTSC, st);
+		break;
+	case CLK_RDTSCP:
+		ticks = timed_reads(CLK_RDTSCP, iterations);
+		step = check_reads(CLK_RDTSCP, st);
+		break;
+	case CLK_MONO:
+		ticks = timed_reads(CLK_MONO, iterations);
+		step = check_reads(CLK_MONO, st);
+		break;
+	case CLK_MONO_RAW:
+		ticks = timed_reads(CLK_MONO_RAW, iterations);
+		step = check_reads(CLK_MONO_RAW, st);
+		break;
+	}
+	out->value = pt_ticks_to_ns(ticks, st->hz) / (double)iterations;
+	if (step == 0)
+		step_ns = NAN;		/* the clock never moved: no step seen */
+	else if (st->clk == CLK_RDTSC || st->clk == CLK_RDTSCP)
+		step_ns = pt_ticks_to_ns(step, st->hz);
+	else
+		step_ns = (double)step;
+	out->extra[0] = step_ns;
+	return 0;
+}
+
+static int timer_sanity(void *state, char *err, size_t errlen)
+{
+	const struct timer_state *st = state;
+
+	if (st->backwards == 0)
+		return 0;
+	snprintf(err, errlen,
+		 "clock went backwards %llu times in %llu consecutive reads (first: %llu -> %llu)",
+		 (unsigned long long)st->backwards, (unsigned long long)st->checked,
+		 (unsigned long long)st->first_back_prev,
+		 (unsigned long long)st->first_back_cur);
+	return -ERANGE;
+}
+
+static void timer_teardown(void *state)
+{
+	free(state);
+}
+
+PROBE_EXPORT const struct probe timer = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "timer",
+	.version = "1.0",
+	.summary = "cost of one clock read (rdtsc, rdtscp, clock_gettime), amortised",
+	.unit = "ns",
+	.bigger_is_better = 0,
+	.params = timer_params,
+	.metrics = timer_metrics,
+	.setup = timer_setup,
+	.sample = timer_sample,
+	.sanity = timer_sanity,
+	.teardown = timer_teardown,
+};
