@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "compare.h"
 #include "info.h"
 #include "loader.h"
@@ -117,6 +119,8 @@ int main(int argc, char **argv)
 	const char *format = NULL;
 	int force = 0, c;
 
+	/* GSL's default handler aborts; stats.c checks every result instead. */
+	gsl_set_error_handler_off();
 	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
 	o.filters = calloc((size_t)argc + 1, sizeof *o.filters);
 	while ((c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1) {

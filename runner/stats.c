@@ -9,7 +9,10 @@
  * against either.
  *
  * GSL's default error handler aborts; every call below is guarded so that
- * GSL never sees an argument it would reject.
+ * GSL never sees an argument it would reject.  The one call left that can
+ * raise a GSL error is gsl_rng_alloc running out of memory, which is why
+ * main() should switch the handler off (gsl_set_error_handler_off): then
+ * it is a NULL return, handled here like any failed malloc.
  */
 #include "stats.h"
 
@@ -187,7 +190,7 @@ size_t stats_outliers(const double *x, size_t n, enum spec_outlier rule,
 	if (!x || !is_out || n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		is_out[i] = !isfinite(x[i]);
+		is_out[i] = isfinite(x[i]) ? 0 : 1;
 		marked += is_out[i];
 	}
 	if (rule == OUT_NONE || !(s = sorted_finite(x, n, &m)))
@@ -260,35 +263,47 @@ double stats_estimate(const double *x, size_t n, enum spec_estimator e, double p
 /* Percentile bootstrap: resample the sorted data with replacement, take the
    estimator of each resample, and read the interval off the quantiles of
    those estimates.  Resampling the sorted copy (not x in caller order)
-   makes the interval depend only on the multiset of values and the seed. */
+   makes the interval depend only on the multiset of values and the seed;
+   it also means that counting how often each index is drawn and expanding
+   the counts in index order gives the resample already sorted, in O(m)
+   rather than a sort per resample. */
 static int bootstrap(const double *s, size_t m, enum spec_estimator e, double p,
 		     double level, uint64_t seed, double *lo, double *hi)
 {
 	double *est, *buf;
+	size_t *cnt, b, i, j, k;
 	gsl_rng *rng;
-	size_t b, i;
 
+	/* gsl_rng_uniform_int draws below mt19937's range of 2^32 only */
+	if (m > 0xffffffffu)
+		return -1;
 	est = malloc(BOOT_RESAMPLES * sizeof *est);
 	buf = malloc(m * sizeof *buf);
-	rng = est && buf ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+	cnt = malloc(m * sizeof *cnt);
+	rng = est && buf && cnt ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
 	if (!rng) {
 		free(est);
 		free(buf);
+		free(cnt);
 		return -1;
 	}
 	/* mt19937 keeps only 32 bits of its seed: fold the high half in so
 	   that seeds differing only above bit 31 still differ. */
 	gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
 	for (b = 0; b < BOOT_RESAMPLES; b++) {
+		memset(cnt, 0, m * sizeof *cnt);
 		for (i = 0; i < m; i++)
-			buf[i] = s[gsl_rng_uniform_int(rng, m)];
-		gsl_sort(buf, 1, m);
+			cnt[gsl_rng_uniform_int(rng, m)]++;
+		for (i = 0, k = 0; i < m; i++)
+			for (j = 0; j < cnt[i]; j++)
+				buf[k++] = s[i];
 		est[b] = estimate_sorted(buf, m, e, p);
 	}
 	gsl_sort(est, 1, BOOT_RESAMPLES);
 	*lo = quantile_sorted(est, BOOT_RESAMPLES, (1 - level) / 2);
 	*hi = quantile_sorted(est, BOOT_RESAMPLES, 1 - (1 - level) / 2);
 	gsl_rng_free(rng);
+	free(cnt);
 	free(buf);
 	free(est);
 	return 0;
@@ -384,7 +399,11 @@ static void welch(const double *a, size_t na, const double *b, size_t nb,
 		return;
 	}
 	out->welch_t = (mb - ma) / sqrt(se2);
-	out->welch_df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	/* Welch-Satterthwaite, with the variances as shares of se2 so that
+	   tiny variances (1e-200) cannot underflow into 0/0 */
+	va /= se2;
+	vb /= se2;
+	out->welch_df = 1 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
 	out->welch_p = 2 * gsl_cdf_tdist_Q(fabs(out->welch_t), out->welch_df);
 	if (out->welch_p > 1)
 		out->welch_p = 1;
@@ -484,13 +503,15 @@ void stats_compare(const double *a, size_t na, const double *b, size_t nb,
  *     steps are 2.5x or more (L1 4-5 cycles, L2 12-14, L3 40+, DRAM 200+);
  *     TLB-reach steps, L3 drift and prefetch effects are 1.1-1.4x.  So a
  *     1.3x TLB rise inside the DRAM region is not a level; a 1.6x rise is.
- *  5. A plateau that falls back to within KNEE_LEVEL of an earlier level
- *     ends an excursion: the levels above it since then are dropped and the
- *     earlier level continues (latency does not fall as the working set
- *     grows, so whatever rose and came back was not a cache boundary).
- *  6. Names: L1, L2, ... in order; the last is "Memory" when there are at
- *     least two levels and it is above the one before it.  A single level
- *     (a flat curve) is "L1".
+ *  5. A plateau that falls KNEE_LEVEL or more below the last level ends an
+ *     excursion: every level it falls below is dropped, then rule 4
+ *     applies to what is left.  Latency does not fall as the working set
+ *     grows, so whatever rose and came back (an interrupted stretch of
+ *     measurements) or started high (loop overhead at the smallest sizes)
+ *     was not a cache level.
+ *  6. By 4 and 5 each level is at least KNEE_LEVEL above the one before.
+ *     Names: L1, L2, ... in order; the last of two or more is "Memory".
+ *     A single level (a flat curve) is "L1".
  *  7. size = x of the level's last point; latency = median of the raw y
  *     over the level's points, first..last, transition points included when
  *     a level was continued across them.
@@ -547,7 +568,8 @@ static size_t find_runs(const double *s, size_t m, struct span *run, double *buf
 	return nrun;
 }
 
-/* Steps 4-5: merge plateau runs into levels. */
+/* Steps 4-5: merge plateau runs into levels; lev[].med is the median of
+   s over the level's whole span. */
 static size_t find_levels(const double *s, const struct span *run, size_t nrun,
 			  struct span *lev, double *buf)
 {
@@ -559,7 +581,7 @@ static size_t find_levels(const double *s, const struct span *run, size_t nrun,
 
 		if (run[r].b - run[r].a + 1 < KNEE_MIN_POINTS)
 			continue;
-		while (nl >= 2 && lev[nl - 1].med > c && fabs(c - lev[nl - 2].med) < tol)
+		while (nl > 0 && lev[nl - 1].med - c >= tol)
 			nl--;
 		if (nl > 0 && fabs(c - lev[nl - 1].med) < tol) {
 			lev[nl - 1].b = run[r].b;
@@ -612,7 +634,7 @@ size_t stats_knees(const double *x, const double *y, size_t n,
 			buf[k++] = y[idx[j]];
 		gsl_sort(buf, 1, k);
 		memset(L, 0, sizeof *L);
-		if (i == nl - 1 && nl >= 2 && lev[i].med > lev[i - 1].med)
+		if (i == nl - 1 && nl >= 2)
 			snprintf(L->name, sizeof L->name, "Memory");
 		else
 			snprintf(L->name, sizeof L->name, "L%u", (unsigned)(i + 1));

@@ -88,14 +88,15 @@ void stats_compare(const double *a, size_t na, const double *b, size_t nb,
    a cache level is the largest x still on its plateau.  Returns the number
    of levels written (at most max; the lowest levels first).
    Rules (details in stats.c): points with non-finite x/y or y <= 0 are
-   skipped; log(y) smoothed by a median of 3; a plateau is >= 2 consecutive
-   points within 15 % of its running median (lone points between plateaus
-   are transition points and belong to no level); a plateau less than 1.5x
-   away from the previous level continues it (so a 1.3x TLB rise inside the
-   DRAM region is no new level); a plateau falling back to an earlier level
-   ends an excursion, which is then no level.  The last level is "Memory"
-   when there are >= 2 and it is above the previous one; a flat curve is
-   one level, "L1".  Fewer than 2 usable points: 0. */
+   skipped; log(y) is smoothed by a median of 3; a plateau is >= 2
+   consecutive points within 15 % of its running median (lone points
+   between plateaus are transition points and belong to no level); a
+   plateau less than 1.5x away from the previous level continues it (so a
+   1.3x TLB rise inside the DRAM region is no new level); a plateau 1.5x or
+   more below the last level ends an excursion, and the levels above it
+   are dropped.  So each level is >= 1.5x above the one before; the last of
+   two or more is "Memory", a single level (a flat curve) is "L1".  Fewer
+   than 2 usable points: 0. */
 struct stats_level {
 	char name[16];
 	double size;			/* largest x on the plateau (bytes) */

@@ -362,6 +362,19 @@ static void test_bootstrap(void)
 	stats_ci(x, N, EST_MEDIAN, 0, 0.5, 42, &lo2, &hi2, &m);
 	ok(lo2 >= lo1 && hi2 <= hi1 && hi2 - lo2 < hi1 - lo1, "bootstrap: 50 %% inside 95 %%");
 
+	/* Pinned outputs (not independent answers): `runner rerun` relies on
+	   the same seed giving the same interval, so any change to the
+	   resampling (RNG, seed folding, draw order, quantile rule) shows
+	   here.  Digits of pi: 1 1 2 3 3 4 5 5 5 6 7 8 9 9 9. */
+	{
+		static const double pi[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
+		stats_ci(pi, 15, EST_MEDIAN, 0, 0.95, 1, &lo2, &hi2, &m);
+		ok(lo2 == 3 && hi2 == 7, "bootstrap pinned: median, seed 1: [%g, %g]", lo2, hi2);
+		stats_ci(pi, 15, EST_TRIMMED_MEAN, 0.2, 0.95, 2024, &lo2, &hi2, &m);
+		is_num(lo2, 31.0 / 9, 1e-12, "bootstrap pinned: trimmed_mean 0.2, seed 2024: lo");
+		is_num(hi2, 62.0 / 9, 1e-12, "bootstrap pinned: trimmed_mean 0.2, seed 2024: hi");
+	}
+
 	/* A huge outlier barely moves the median's interval */
 	x[0] = 1e12;
 	stats_ci(x, N, EST_MEDIAN, 0, 0.95, 42, &lo2, &hi2, &m);

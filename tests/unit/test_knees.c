@@ -1,0 +1,307 @@
+/*
+ * test_knees.c - cache levels from latency-vs-working-set curves
+ * (stats_knees, runner/stats.c), on synthetic staircases with known
+ * answers: clean, noisy (seeded), gradual transitions, TLB rises on both
+ * sides of the 1.5x level rule, one- and two-point blips, drift inside a
+ * plateau, a flat curve, NaN and non-positive points, n < 3, truncation,
+ * and an lmbench-shaped curve.
+ *
+ * The standard grid is x = 1 KiB .. 512 MiB by factor 2 (20 points,
+ * x[i] = 2^(10+i)), with L1 = 32 KiB at 1.2 ns (i 0..5), L2 = 1 MiB at 4 ns
+ * (6..10), L3 = 32 MiB at 12 ns (11..15) and memory at 90 ns (16..19).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "stats.h"
+#include "tap.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAXP 64
+#define KiB 1024.0
+#define MiB (1024.0 * 1024)
+#define GiB (1024.0 * 1024 * 1024)
+
+struct want_level { const char *name; double size, latency; size_t first, last; };
+
+struct knee_case {
+	const char *name;
+	double y[MAXP]; size_t n;
+	double x0;			/* x[i] = x0 * 2^i; 0 means 1 KiB */
+	size_t nwant;
+	struct want_level want[8];
+};
+
+#define STAIR_L1 1.2, 1.2, 1.2, 1.2, 1.2, 1.2
+#define STAIR_L2 4, 4, 4, 4, 4
+#define STAIR_L3 12, 12, 12, 12, 12
+#define STAIR_MEM 90, 90, 90, 90
+#define WANT_L1 { "L1", 32 * KiB, 1.2, 0, 5 }
+#define WANT_L2 { "L2", 1 * MiB, 4, 6, 10 }
+#define WANT_L3 { "L3", 32 * MiB, 12, 11, 15 }
+#define WANT_MEM { "Memory", 512 * MiB, 90, 16, 19 }
+
+static const struct knee_case cases[] = {
+	{ "clean 4-level staircase", { STAIR_L1, STAIR_L2, STAIR_L3, STAIR_MEM }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, WANT_MEM } },
+
+	/* 2, 3 and 2 intermediate points, geometric between the plateaus
+	   (steps 1.49x, 1.32x, 1.96x): they belong to no level.  x up to
+	   8 GiB (24 points). */
+	{ "gradual transitions",
+	  { STAIR_L1, 1.79, 2.68, 4, 4, 4, 4, 5.26, 6.93, 9.12, 12, 12, 12, 23.5, 45.9, STAIR_MEM }, 24, 0,
+	  4, { WANT_L1, { "L2", 2 * MiB, 4, 8, 11 }, { "L3", 128 * MiB, 12, 15, 17 },
+	       { "Memory", 8 * GiB, 90, 20, 23 } } },
+
+	/* Memory rises 1.3x at 256 MiB (TLB reach): below the 1.5x level
+	   step, so one Memory level over 64..512 MiB, latency the median of
+	   90 90 117 117. */
+	{ "TLB rise 1.3x in DRAM is no level",
+	  { STAIR_L1, STAIR_L2, STAIR_L3, 90, 90, 117, 117 }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, { "Memory", 512 * MiB, 103.5, 16, 19 } } },
+	{ "TLB rise 1.45x in DRAM is no level",
+	  { STAIR_L1, STAIR_L2, STAIR_L3, 90, 90, 130.5, 130.5 }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, { "Memory", 512 * MiB, 110.25, 16, 19 } } },
+	/* 1.6x is past the rule: a level of its own (two points suffice) */
+	{ "a 1.6x rise is a level",
+	  { STAIR_L1, STAIR_L2, STAIR_L3, 90, 90, 144, 144 }, 20, 0,
+	  5, { WANT_L1, WANT_L2, WANT_L3, { "L4", 128 * MiB, 90, 16, 17 },
+	       { "Memory", 512 * MiB, 144, 18, 19 } } },
+
+	/* one point at 2x inside L2, one at 2.5x inside L3 (TLB or interrupt
+	   blips): smoothed away, the plateaus run through them */
+	{ "one-point blips are no level",
+	  { STAIR_L1, 4, 4, 8, 4, 4, 12, 12, 30, 12, 12, STAIR_MEM }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, WANT_MEM } },
+
+	/* two points at 2.5x inside a 6-point L3 that come back: an
+	   excursion, not a level; L3 runs through it, its latency the median
+	   of 12 12 30 30 12 12.  x up to 1 GiB. */
+	{ "two-point excursion is no level",
+	  { STAIR_L1, STAIR_L2, 12, 12, 30, 30, 12, 12, STAIR_MEM }, 21, 0,
+	  4, { WANT_L1, WANT_L2, { "L3", 64 * MiB, 12, 11, 16 }, { "Memory", 1 * GiB, 90, 17, 20 } } },
+	/* the same right at the start of L3: the lone 12 before it is a
+	   transition point, the excursion is dropped, L3 is the last two */
+	{ "excursion at the start of a plateau",
+	  { STAIR_L1, STAIR_L2, 12, 30, 30, 12, 12, STAIR_MEM }, 20, 0,
+	  4, { WANT_L1, WANT_L2, { "L3", 32 * MiB, 12, 14, 15 }, WANT_MEM } },
+
+	/* L3 drifting up 5 % per point (slices, TLB): one level */
+	{ "5 % drift inside L3",
+	  { STAIR_L1, STAIR_L2, 10, 10.5, 11.025, 11.57625, 12.1550625, STAIR_MEM }, 20, 0,
+	  4, { WANT_L1, WANT_L2, { "L3", 32 * MiB, 11.025, 11, 15 }, WANT_MEM } },
+	/* 10 % per point: 10 11 | 12.1 13.31 | 14.641 - the two runs are one
+	   level (1.21x apart), but 14.641 is 1.27x the level's median 11.55,
+	   off the plateau: a transition point */
+	{ "10 % drift inside L3",
+	  { STAIR_L1, STAIR_L2, 10, 11, 12.1, 13.31, 14.641, STAIR_MEM }, 20, 0,
+	  4, { WANT_L1, WANT_L2, { "L3", 16 * MiB, 11.55, 11, 14 }, WANT_MEM } },
+
+	/* a spike on the last point is one point: no level */
+	{ "spike on the last point",
+	  { STAIR_L1, STAIR_L2, STAIR_L3, 90, 90, 90, 400 }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, { "Memory", 256 * MiB, 90, 16, 18 } } },
+
+	/* small sizes slower than L1 (loop overhead): a lone point is no
+	   plateau; two are, but the fall to L1 drops them */
+	{ "slow first point",
+	  { 3, 1.2, 1.2, 1.2, 1.2, 1.2, STAIR_L2, STAIR_L3, STAIR_MEM }, 20, 0,
+	  4, { { "L1", 32 * KiB, 1.2, 1, 5 }, WANT_L2, WANT_L3, WANT_MEM } },
+	{ "slow first two points",
+	  { 3, 3, 1.2, 1.2, 1.2, 1.2, STAIR_L2, STAIR_L3, STAIR_MEM }, 20, 0,
+	  4, { { "L1", 32 * KiB, 1.2, 2, 5 }, WANT_L2, WANT_L3, WANT_MEM } },
+
+	{ "flat curve: one level",
+	  { 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5 }, 20, 0,
+	  1, { { "L1", 512 * MiB, 5, 0, 19 } } },
+
+	{ "two levels: L1 and Memory",
+	  { 1.2, 1.2, 1.2, 1.2, 90, 90, 90 }, 7, 0,
+	  2, { { "L1", 8 * KiB, 1.2, 0, 3 }, { "Memory", 64 * KiB, 90, 4, 6 } } },
+
+	/* latency does not fall with size: the high start is dropped */
+	{ "falling curve: the lower plateau wins",
+	  { 10, 10, 10, 2, 2, 2 }, 6, 0,
+	  1, { { "L1", 32 * KiB, 2, 3, 5 } } },
+	/* a fall of less than 1.5x continues the level */
+	{ "mild fall continues the level",
+	  { 1.2, 1.2, 1.2, 10, 10, 8, 8, 8 }, 8, 0,
+	  2, { { "L1", 4 * KiB, 1.2, 0, 2 }, { "Memory", 128 * KiB, 8, 3, 7 } } },
+
+	/* NaN, Inf and non-positive latencies are skipped; indices stay the
+	   caller's */
+	{ "NaN, Inf, 0 and negative points skipped",
+	  { 1.2, 1.2, 1.2, NAN, 1.2, 1.2, 4, 4, 0, 4, 4, STAIR_L3, INFINITY, 90, 90, -1 }, 20, 0,
+	  4, { WANT_L1, WANT_L2, WANT_L3, { "Memory", 256 * MiB, 90, 17, 18 } } },
+
+	{ "n = 0", { 0 }, 0, 0, 0, { { 0 } } },
+	{ "n = 1", { 5 }, 1, 0, 0, { { 0 } } },
+	{ "n = 2 equal: one level", { 5, 5.2 }, 2, 0, 1, { { "L1", 2 * KiB, 5.1, 0, 1 } } },
+	{ "n = 2 apart: no plateau", { 5, 50 }, 2, 0, 0, { { 0 } } },
+	{ "n = 3: two plus a lone point", { 1, 1, 5 }, 3, 0, 1, { { "L1", 2 * KiB, 1, 0, 1 } } },
+	{ "n = 3 all NaN", { NAN, NAN, NAN }, 3, 0, 0, { { 0 } } },
+};
+
+static double grid(const struct knee_case *c, size_t i)
+{
+	return (c->x0 > 0 ? c->x0 : KiB) * ldexp(1, (int)i);
+}
+
+/* Compare found levels with the wanted ones; tol is relative on latency. */
+static void check(const char *what, const struct stats_level *got, size_t ngot,
+		  const struct want_level *want, size_t nwant, double tol)
+{
+	char name[200];
+	size_t i;
+
+	snprintf(name, sizeof name, "%s: %zu levels", what, nwant);
+	if (!is_num((double)ngot, (double)nwant, 0, name))
+		for (i = 0; i < ngot; i++)
+			printf("#   %s size %g latency %g [%zu..%zu]\n", got[i].name,
+			       got[i].size, got[i].latency, got[i].first, got[i].last);
+	for (i = 0; i < nwant && i < ngot; i++) {
+		snprintf(name, sizeof name, "%s: level %zu name", what, i + 1);
+		is_str(got[i].name, want[i].name, name);
+		snprintf(name, sizeof name, "%s: %s size", what, want[i].name);
+		is_num(got[i].size, want[i].size, 0, name);
+		snprintf(name, sizeof name, "%s: %s latency", what, want[i].name);
+		is_num(got[i].latency, want[i].latency, tol * want[i].latency + 1e-12, name);
+		snprintf(name, sizeof name, "%s: %s first..last", what, want[i].name);
+		if (!ok(got[i].first == want[i].first && got[i].last == want[i].last, "%s", name))
+			printf("#   got %zu..%zu want %zu..%zu\n", got[i].first, got[i].last,
+			       want[i].first, want[i].last);
+	}
+}
+
+static void test_table(void)
+{
+	struct stats_level lv[16];
+	double x[MAXP], y[MAXP];
+	size_t i, j, n;
+
+	for (i = 0; i < N_OF(cases); i++) {
+		const struct knee_case *c = &cases[i];
+		for (j = 0; j < c->n; j++)
+			x[j] = grid(c, j);
+		memcpy(y, c->y, sizeof y);
+		n = stats_knees(x, y, c->n, lv, N_OF(lv));
+		check(c->name, lv, n, c->want, c->nwant, 0);
+		ok(memcmp(y, c->y, sizeof y) == 0, "%s: input untouched", c->name);
+	}
+}
+
+/* The clean and the gradual staircases with +-5 % multiplicative noise,
+   over 200 seeds each: same levels and boundaries, latencies within 5 %. */
+static void test_noise(void)
+{
+	static const size_t which[] = { 0, 1 };	/* clean, gradual */
+	struct stats_level lv[16];
+	double x[MAXP], y[MAXP];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t w, j, n, bad, seed;
+	char name[160];
+
+	for (w = 0; w < N_OF(which); w++) {
+		const struct knee_case *c = &cases[which[w]];
+		for (bad = 0, seed = 1; seed <= 200; seed++) {
+			gsl_rng_set(r, seed);
+			for (j = 0; j < c->n; j++) {
+				x[j] = grid(c, j);
+				y[j] = c->y[j] * (1 + 0.1 * (gsl_rng_uniform(r) - 0.5));
+			}
+			n = stats_knees(x, y, c->n, lv, N_OF(lv));
+			int good = n == c->nwant;
+			for (j = 0; good && j < n; j++)
+				good = strcmp(lv[j].name, c->want[j].name) == 0 &&
+				       lv[j].size == c->want[j].size &&
+				       lv[j].first == c->want[j].first &&
+				       lv[j].last == c->want[j].last &&
+				       fabs(lv[j].latency / c->want[j].latency - 1) <= 0.05;
+			if (!good && bad++ == 0) {
+				snprintf(name, sizeof name, "%s, noise seed %zu", c->name, seed);
+				check(name, lv, n, c->want, c->nwant, 0.05);
+			}
+		}
+		snprintf(name, sizeof name, "%s with +-5 %% noise: 200 seeds all right", c->name);
+		is_num((double)bad, 0, 0, name);
+	}
+
+	/* a flat noisy curve stays one level */
+	for (bad = 0, seed = 1; seed <= 200; seed++) {
+		gsl_rng_set(r, seed);
+		for (j = 0; j < 20; j++) {
+			x[j] = KiB * ldexp(1, (int)j);
+			y[j] = 5 * (1 + 0.1 * (gsl_rng_uniform(r) - 0.5));
+		}
+		n = stats_knees(x, y, 20, lv, N_OF(lv));
+		bad += !(n == 1 && lv[0].first == 0 && lv[0].last == 19);
+	}
+	is_num((double)bad, 0, 0, "flat curve with +-5 % noise: one level for 200 seeds");
+	gsl_rng_free(r);
+}
+
+static void test_limits(void)
+{
+	const struct knee_case *c = &cases[0];
+	struct stats_level lv[4];
+	double x[MAXP];
+	size_t j;
+
+	for (j = 0; j < c->n; j++)
+		x[j] = grid(c, j);
+	memset(lv, 0x5a, sizeof lv);
+	is_num((double)stats_knees(x, c->y, c->n, lv, 2), 2, 0, "max = 2: two levels written");
+	is_str(lv[0].name, "L1", "max = 2: L1 first");
+	is_str(lv[1].name, "L2", "max = 2: then L2");
+	ok(lv[2].name[0] == 0x5a, "max = 2: nothing written past max");
+	is_num((double)stats_knees(x, c->y, c->n, lv, 0), 0, 0, "max = 0: nothing");
+	is_num((double)stats_knees(x, c->y, c->n, NULL, 4), 0, 0, "levels NULL: nothing");
+	is_num((double)stats_knees(NULL, NULL, 0, lv, 4), 0, 0, "NULL arrays, n = 0: nothing");
+}
+
+/* A curve shaped like lmbench lat_mem_rd (stride 128) on a desktop part
+   with 32 KiB L1, 256 KiB L2, 8 MiB L3, sampled at 1.5x/1.33x steps: a
+   slow L2 edge, an L3 that drifts, a long L3-to-DRAM ramp and a TLB rise
+   at the end.  The sizes are the last point of each plateau (the rules'
+   answer, which is below the true size when a level degrades early);
+   12 MiB (62 ns) and 16 MiB (70 ns) form a plateau of their own on the
+   ramp, which the memory plateau (76..105 ns, 1.23x up) continues. */
+static void test_lmbench_shape(void)
+{
+	static const double kib[] = {
+		4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
+		2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+		65536, 98304, 131072, 196608, 262144, 524288,
+	};
+	static const double ns[] = {
+		1.17, 1.17, 1.17, 1.18, 3.2, 3.6, 3.7, 3.7, 3.8, 4.4, 7.5, 10.5, 12.2,
+		12.6, 13.0, 13.4, 14.5, 17, 30, 45, 62, 70, 76, 78, 80, 81, 82, 84,
+		88, 95, 105,
+	};
+	static const struct want_level want[] = {
+		{ "L1", 32 * KiB, 1.17, 0, 3 },
+		{ "L2", 192 * KiB, 3.7, 4, 8 },
+		{ "L3", 3 * MiB, 13, 12, 16 },
+		{ "Memory", 512 * MiB, 81, 20, 30 },
+	};
+	struct stats_level lv[8];
+	double x[N_OF(kib)];
+	size_t i, n;
+
+	for (i = 0; i < N_OF(kib); i++)
+		x[i] = kib[i] * KiB;
+	n = stats_knees(x, ns, N_OF(ns), lv, N_OF(lv));
+	check("lmbench-shaped curve", lv, n, want, N_OF(want), 0);
+}
+
+int main(void)
+{
+	test_table();
+	test_noise();
+	test_limits();
+	test_lmbench_shape();
+	return done_testing();
+}
