@@ -18,8 +18,11 @@
  *         op cache make it about one core cycle; in a real probe's loop
  *         the increment and branch overlap with the body out of order, so
  *         subtracting it is an approximation of at most a cycle or so.
- *         On a KVM guest, steal time and host interrupts land in some
- *         samples: the spec's median and outlier rule handle them.
+ *         On a KVM guest the host may run another vCPU on the physical
+ *         core's SMT sibling (invisible to the guest): a one-cycle loop then
+ *         gets about half the core, and that changes from run to run.  Steal
+ *         time and host interrupts land in some samples: the spec's median
+ *         and outlier rule handle them.
  */
 #include <errno.h>
 #include <stdio.h>

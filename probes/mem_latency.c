@@ -26,7 +26,13 @@
  *         loads (rounded up to a multiple of 16), unrolled 16 per loop
  *         iteration (`mov (%rax),%rax` x 16), timed with one pt_start/
  *         pt_stop pair; the walk resumes where the previous sample stopped
- *         and the final pointer is sunk.  The loop's increment and branch
+ *         and the final pointer is sunk.  The thread's CPU time
+ *         (CLOCK_THREAD_CPUTIME_ID) is read around the timed region: a
+ *         sample during which it was off its CPU for more than 2 % of the
+ *         wall time (another task ran on the CPU; with steal-time
+ *         accounting, the host ran another guest) is taken again (metric
+ *         `retries`), up to 5 times, then returned flagged invalid: its
+ *         time is not the loads' (metric `off_cpu_share`).  The loop's increment and branch
  *         are independent of the chain and execute in its shadow, so its
  *         cost is not on the critical path: it is not subtracted (at 16
  *         loads per iteration it would be < 0.1 cycle per load anyway).
@@ -89,8 +95,28 @@ static const struct probe_param ml_params[] = {
 static const struct probe_metric ml_metrics[] = {
 	{ .name = "hugepage_share", .unit = "ratio",
 	  .help = "fraction of the buffer backed by transparent huge pages" },
+	{ .name = "off_cpu_share", .unit = "ratio",
+	  .help = "fraction of the sample the thread did not run (other tasks, host steal)" },
+	{ .name = "retries", .unit = "count",
+	  .help = "samples discarded and taken again because the thread was off its cpu" },
 	{ .name = NULL },
 };
+
+/* A sample is invalid when the thread was off its CPU for more than this
+   fraction of it: the time is then someone else's, not the loads'. */
+#define ML_MAX_OFF_CPU 0.02
+/* ... and is taken again, up to this many times in all, before it is
+   returned flagged. */
+#define ML_TRIES 5
+
+static uint64_t ml_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* splitmix64: small, seedable, good enough to shuffle. */
 static uint64_t ml_rand(uint64_t *s)
@@ -309,7 +335,9 @@ static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		     char *err, size_t errlen)
 {
 	struct ml_state *st = state;
-	uint64_t loops, t0, t1;
+	uint64_t loops, t0, t1, w0, w1, c0, c1;
+	double off = NAN;
+	int tries = 0;
 	void **p;
 
 	if (iterations == 0) {
@@ -317,14 +345,32 @@ static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		return -EINVAL;
 	}
 	loops = (iterations + ML_UNROLL - 1) / ML_UNROLL;
-	p = st->cur;
-	t0 = pt_start();
-	p = ml_chase(p, loops);
-	t1 = pt_stop();
-	pt_sink_ptr(p);
-	st->cur = p;
+	do {
+		p = st->cur;
+		c0 = ml_cpu_ns();
+		w0 = pt_clock_ns();
+		t0 = pt_start();
+		p = ml_chase(p, loops);
+		t1 = pt_stop();
+		w1 = pt_clock_ns();
+		c1 = ml_cpu_ns();
+		pt_sink_ptr(p);
+		st->cur = p;
+		if (c0 && c1 && w1 > w0) {
+			off = 1.0 - (double)(c1 - c0) / (double)(w1 - w0);
+			if (off < 0)
+				off = 0;
+		}
+	} while (off > ML_MAX_OFF_CPU && ++tries < ML_TRIES);
 	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)(loops * ML_UNROLL);
 	out->extra[0] = st->huge_share;
+	out->extra[1] = off;
+	out->extra[2] = tries < ML_TRIES ? tries : ML_TRIES - 1;
+	if (off > ML_MAX_OFF_CPU) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof(out->note), "off the cpu for %.1f%% of the sample "
+			 "in %d tries (other tasks or the host ran)", off * 100, ML_TRIES);
+	}
 	return 0;
 }
 

@@ -14,7 +14,7 @@
  *         iterations through host->tsc_hz.  syscall(2) is never cached by
  *         glibc, so every call enters the kernel.  This probe's exported
  *         symbol is itself named `syscall`, so glibc's syscall() is reached
- *         through a pointer (dlsym(RTLD_NEXT) in setup): the same code as a
+ *         through a pointer (dlsym(RTLD_DEFAULT) in setup): the same code as a
  *         call through the PLT, one indirect call.  The spec subtracts the
  *         empty loop's cost (loop_overhead).  The returns are summed: after
  *         the loop the sum must equal iterations * pid (or tid), so a
@@ -46,8 +46,6 @@
 
 #include "probe.h"
 #include "probe_time.h"
-
-PROBE_EXPORT extern const struct probe syscall;
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
@@ -124,9 +122,16 @@ static int syscall_setup(const struct probe_params *p, const struct probe_host *
 	st->hz = h->tsc_hz;
 	st->call = call;
 	if (call != CALL_VDSO) {
-		void *fn = dlsym(RTLD_NEXT, "syscall");
+		/* The global scope (the runner and its C library) comes before
+		   this object, so this is the C library's function, not the
+		   struct below: check that it lives in another object, then
+		   that it works. */
+		void *fn = dlsym(RTLD_DEFAULT, "syscall");
+		Dl_info in_fn, in_me;
 
-		if (!fn || fn == (const void *)&syscall) {
+		if (!fn || !dladdr(fn, &in_fn) || !dladdr((void *)syscall_setup, &in_me) ||
+		    in_fn.dli_fbase == in_me.dli_fbase ||
+		    ((syscall_fn)fn)(SYS_getpid) != (long)getpid()) {
 			snprintf(err, errlen, "cannot find the C library's syscall()");
 			free(st);
 			return -ENOENT;

@@ -126,6 +126,7 @@ struct child {
 	char scratch[PATH_MAX];
 	void *state;
 	int set_up;		/* setup() was called: teardown() is due */
+	int end_cpu;		/* where the last sample ran */
 };
 
 static void child_send(struct child *c, struct msg *m)
@@ -173,7 +174,7 @@ static void child_finish(struct child *c, int code)
 
 		memset(&m, 0, sizeof m);
 		m.type = MSG_DONE;
-		m.cpu = sched_getcpu();
+		m.cpu = c->end_cpu;
 		child_send(c, &m);
 	}
 	_exit(code);
@@ -272,8 +273,9 @@ static int child_place(struct child *c)
 		}
 		m.pinned = rc == 0;
 		if (rc != 0)
-			off += (size_t)snprintf(m.text, sizeof m.text, "sched_setaffinity(cpu %d): %s",
-						s->cpu, strerror(errno));
+			off += (size_t)snprintf(m.text, sizeof m.text,
+						"sched_setaffinity(cpu %d): %s", s->cpu,
+						strerror(errno));
 	}
 	if (s->has_priority) {
 		if (setpriority(PRIO_PROCESS, 0, s->priority) == 0) {
@@ -410,26 +412,37 @@ static void child_repetitions(struct child *c, uint64_t iters)
 	int min = s->reps.min > 0 ? s->reps.min : 0;
 	int max = adaptive && s->reps.max > min ? s->reps.max : min;
 	double *vals = NULL, t0 = now_s(), dt;
-	size_t nvals = 0;
+	size_t nvals = 0, cap = 0, next_check = 0;
 
-	if (adaptive && max > 0) {
-		vals = malloc((size_t)max * sizeof *vals);
-		if (!vals)
-			child_fail(c, "runner", -ENOMEM, "");
-	}
 	for (int i = 0; i < max; i++) {
 		child_sample(c, iters, &smp, &dt);
 		child_send_sample(c, &smp, 0);
 		if (!adaptive)
 			continue;
-		if (!(smp.flags & PROBE_SAMPLE_INVALID))
+		if (!(smp.flags & PROBE_SAMPLE_INVALID)) {
+			if (nvals == cap) {
+				double *nv;
+
+				cap = cap ? 2 * cap : 256;
+				nv = realloc(vals, cap * sizeof *nv);
+				if (!nv)
+					child_fail(c, "runner", -ENOMEM, "");
+				vals = nv;
+			}
 			vals[nvals++] = smp.value;
+		}
 		if (i + 1 < min)
 			continue;
 		if (s->reps.max_time > 0 && now_s() - t0 >= s->reps.max_time)
 			break;
-		if (s->reps.target_ci > 0 && child_precise_enough(c, vals, nvals))
-			break;
+		/* A bootstrap CI costs 2000 resamples of n: past 64 samples,
+		   look again only after ~3 % more, so all the checks together
+		   cost about 33 bootstraps of the final n. */
+		if (s->reps.target_ci > 0 && nvals >= next_check) {
+			if (child_precise_enough(c, vals, nvals))
+				break;
+			next_check = nvals + (nvals > 64 ? nvals / 32 : 1);
+		}
 	}
 	free(vals);
 }
@@ -449,7 +462,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
 		       pid_t parent)
 {
-	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd };
+	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd, .end_cpu = -1 };
 	struct probe_value *vals;
 	struct probe_params params;
 	struct probe_host host;
@@ -529,6 +542,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		child_send_sample(&c, &smp, 1);
 	}
 	child_repetitions(&c, iters);
+	c.end_cpu = sched_getcpu();
 
 	if (lp->p->sanity) {
 		err[0] = '\0';
@@ -745,7 +759,11 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	}
 	setpgid(pid, pid);	/* also here: no window where kill(-pid) misses */
 	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+#ifdef SYS_pidfd_open
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	pidfd = -1;
+#endif
 
 	while (!exited) {
 		struct pollfd fds[2];

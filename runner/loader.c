@@ -260,7 +260,8 @@ int loader_open(const char *name, struct loaded_probe *out, char *err, size_t er
 	if (check_probe(stem, p, out->n_metrics, err, errlen) != 0)
 		goto fail;
 	if (loader_sha256_file(path, out->sha256) != 0) {
-		snprintf(err, errlen, "probe '%s': cannot read %s: %s", stem, path, strerror(errno));
+		snprintf(err, errlen, "probe '%s': cannot read %s: %s", stem, path,
+			 strerror(errno));
 		goto fail;
 	}
 	out->dl = dl;

@@ -765,6 +765,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		struct exp *x = &e[order[k]];
 		x->result = new_result(x, tsc_hz);
 		json_t *points = json_object_get(x->result, "points");
+		write_result(dir, x);	/* visible as "running" from the start */
 		if (!x->probe_ok) {
 			/* A broken probe fails its experiment, not the run. */
 			json_array_append_new(points, json_pack("{s:i,s:{},s:{},s:s,s:s,s:[],s:i,s:n,s:n,s:[]}",

@@ -52,36 +52,40 @@ struct spec_reps {
 };
 
 struct spec_where {			/* `where: {size: 16KiB}` */
-	char *param; char *text; struct spec_pos pos;
+	char *param; char *text; struct spec_pos pos;	/* pos: of the key */
 	double num; int bound;		/* filled by spec_bind */
+	struct spec_pos value_pos;
 };
 
 struct spec_predict {
 	struct spec_where *where; size_t n_where;
 	char *value_text; double value;	/* value in the probe's unit (spec_bind) */
-	char *why;
-	struct spec_pos pos;
+	char *why;			/* "" when not given */
+	struct spec_pos pos;		/* of the list item */
+	struct spec_pos value_pos;
 };
 
 struct spec_reference {
 	char *machine;			/* "*" or a hostname */
 	struct spec_where *where; size_t n_where;
 	char *value_text; double value;
-	double tol_lo, tol_hi;		/* fractions: -0.5, +1.0 */
-	struct spec_pos pos;
+	double tol_lo, tol_hi;		/* fractions: -0.5, +1.0 (the default) */
+	struct spec_pos pos;		/* of the machine key */
+	struct spec_pos value_pos;
 };
 
 struct spec_chart {
 	int present;
 	char *x, *y, *series, *xlabel, *ylabel, *title, *kind;	/* NULL = default */
 	int logx, logy;			/* log base, 0 = linear */
+	struct spec_pos x_pos, series_pos;
 };
 
 struct spec {
 	char *file;			/* path as given */
 	char *text;			/* whole file, for the manifest */
 	char sha256[65];
-	char *name, *title, *group, *probe, *description;
+	char *name, *title, *group, *probe, *description;	/* never NULL ("" = none) */
 	struct spec_pos probe_pos;
 	struct spec_param *params; size_t n_params;
 	enum spec_sweep sweep;
@@ -89,8 +93,10 @@ struct spec {
 	int warmup;
 	unsigned long long iterations;	/* 0 = auto */
 	double min_sample_time;		/* seconds */
-	enum spec_outlier outliers; double out_k, out_lo, out_hi;
-	enum spec_estimator estimate; double est_p;
+	enum spec_outlier outliers; double out_k, out_lo, out_hi;	/* k: tukey 3, mad 3,
+					   median_ratio 2 by default; trim lo = hi = 0.05 */
+	enum spec_estimator estimate; double est_p;	/* est_p: trimmed_mean's cut per end,
+					   from `estimate: {name: trimmed_mean, p: 10%}` */
 	char **subtract; struct spec_pos *subtract_pos; size_t n_subtract;
 	int cpu;			/* -1 = none */
 	int has_priority, priority;
@@ -103,6 +109,12 @@ struct spec {
 	const struct probe *bound;
 	struct spec_val **axis; size_t *axis_n; size_t n_axis;
 	int *axis_swept;		/* 1 if the spec gave a list or range */
+	/* the `sweep:` key (zip length errors point at it) */
+	struct spec_pos sweep_pos;
+	/* --set assignments applied by spec_override, in order ("params.x=1").
+	   A node that came from override k has pos {line 0, col k}; messages
+	   then name "--set NAME.ASSIGNMENT" instead of file:line:col. */
+	char **overrides; size_t n_overrides;
 };
 
 /* Defaults (design §3). */
@@ -110,10 +122,22 @@ struct spec {
 #define SPEC_DEFAULT_WARMUP 2
 #define SPEC_DEFAULT_MIN_SAMPLE_TIME 0.010
 #define SPEC_DEFAULT_TIMEOUT 120.0
+#define SPEC_DEFAULT_GROUP "other"
+#define SPEC_DEFAULT_CPU 0		/* pin to CPU 0 unless `cpu: none` */
+#define SPEC_DEFAULT_OUTLIERS OUT_NONE
+#define SPEC_DEFAULT_ESTIMATE EST_MEDIAN
+#define SPEC_DEFAULT_TRIM_P 0.10	/* trimmed_mean without p */
+/* adaptive repetitions: what {min, max, target_ci} default to */
+#define SPEC_DEFAULT_ADAPTIVE_MIN 10
+#define SPEC_DEFAULT_ADAPTIVE_MAX 200
+#define SPEC_DEFAULT_TARGET_CI 0.01
+#define SPEC_MAX_RANGE_VALUES 10000	/* a range expanding to more is an error */
 
-/* Parse and check a spec file; err gets "file:line:col: message".  Returns
-   0, or -1 (bad spec: exit 2).  Also applies `--set` overrides that name
-   this spec: each "experiment.key.sub=value" with experiment == spec name. */
+/* Parse and check a spec file; err gets "file:line:col: message" (or
+   "file: cannot read: <strerror>").  Returns 0, or -1 (bad spec: exit 2);
+   on -1 *out holds nothing to free (spec_free on it is harmless).  `--set`
+   overrides are not applied here: the caller applies those naming this
+   spec with spec_override(), before spec_bind(). */
 int spec_load(const char *path, struct spec *out, char *err, size_t errlen);
 
 /* Parse from a string (tests, rerun); `path` only names it in messages. */
@@ -122,16 +146,28 @@ int spec_parse(const char *path, const char *text, size_t len, struct spec *out,
 
 /* Apply one override "key.sub=value" (experiment prefix already stripped),
    e.g. "params.stride=64", "repetitions=5", "cpu=none".  Values use spec
-   syntax; a list may be given as "[64, 4096]". */
+   syntax; a list may be given as "[64, 4096]".  The value is grafted into
+   the spec's YAML and the whole spec is checked again by the same code as
+   the file (and re-bound if it was bound), so the rules and messages are
+   the file's.  On error *s is unchanged and err holds the message WITHOUT
+   a position or the override's text, e.g. "unknown key 'repetitons' (did
+   you mean 'repetitions'?)": the caller prints
+   "runner: --set syscall.repetitons=5: <err>".  (A message about a node of
+   the file itself keeps its "file:line:col: ".)  Errors spec_bind() later
+   finds in an override's values name it: "--set NAME.params.x=1: ...". */
 int spec_override(struct spec *s, const char *assignment, char *err, size_t errlen);
 
-/* Check params/predict/reference against the probe's table; fill axes. */
+/* Check params/predict/reference/chart against the probe's table; fill
+   axes (each axis[i][k].text is owned by the spec and freed by spec_free
+   for k < axis_n[i]: whoever shortens an axis frees what it drops).  Also
+   checks `sweep: zip` lengths.  May be called again (re-binds). */
 int spec_bind(struct spec *s, const struct probe *p, char *err, size_t errlen);
 
 void spec_free(struct spec *s);
 
-/* "did you mean" helper: the candidate closest to `word` (edit distance
-   <= 2 or a prefix), or NULL. */
+/* "did you mean" helper: the candidate closest to `word` (case-insensitive
+   edit distance <= 2, <= 1 for words shorter than 4), else one that `word`
+   is a prefix of (or that is a prefix of `word`; 3 letters at least), or NULL. */
 const char *spec_suggest(const char *word, const char *const *candidates, size_t n);
 
 #endif

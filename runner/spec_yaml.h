@@ -4,7 +4,7 @@
  * position for messages (also nodes grafted in from a --set override), walk
  * mappings checking keys, and graft an override's value into a document.
  *
- * Prefix sy_ (spec_yaml).  Only spec.c includes this header.
+ * Prefix sy_ (spec_yaml).  Private to the spec module (spec*.c).
  */
 #ifndef SYSMETER_SPEC_YAML_H
 #define SYSMETER_SPEC_YAML_H
@@ -67,7 +67,8 @@ static inline const char *sy_str(const yaml_node_t *n)
 int sy_fields(struct sy_ctx *c, yaml_node_t *map, const char *path, const char *const *keys,
 	      size_t nkeys, yaml_node_t **vals, yaml_node_t **knodes);
 
-/* Levenshtein distance, case-insensitive, capped (returns > cap early). */
+/* Edit distance (insert, delete, substitute, swap two adjacent letters),
+   case-insensitive; anything above cap is reported as cap + 1. */
 size_t sy_distance(const char *a, const char *b, size_t cap);
 
 #endif

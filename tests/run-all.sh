@@ -26,7 +26,7 @@ for b in "$@"; do
 	echo "== bats ($b)"
 	for f in tests/*.bats tests/probes/*.bats; do
 		[ -f "$f" ] || continue
-		RUNNER="$PWD/$b/runner" SYSMETER_PROBE_DIR="$PWD/$b/probes" \
+		RUNNER="$PWD/$b/runner" SYSMETER_PROBE_DIR="$PWD/$b/probes:$PWD/$b/fixtures/probes" \
 		FIXTURE_DIR="$PWD/$b/fixtures/probes" BUILD="$b" \
 			bats --tap "$f" >"$log" 2>&1; rc=$?
 		echo "  $f: $(grep -c '^ok ' "$log") ok, $(grep -c '^not ok ' "$log") not ok"

@@ -1,0 +1,650 @@
+/*
+ * ctx_switch - the cost of a context switch between two processes or two
+ * threads, lmbench's lat_ctx method made explicit.
+ *
+ * Unit: ns per switch.
+ *
+ * Method: the sampling task (A) and a partner task (B), both pinned to the
+ * same CPU (`placement: same`), pass a one-byte token back and forth
+ * `iterations` times: A writes it into pipe 1 and blocks reading pipe 2; B,
+ * blocked reading pipe 1, wakes, reads it, writes it into pipe 2 and blocks
+ * again.  One round trip = 2 switches + 2 pipe writes + 2 pipe reads.  In
+ * the same sample A alone writes one byte into a third pipe and reads it back
+ * `iterations` times (half before the round trips, half after, so that drift
+ * cancels): that is the cost of a write+read pair when nothing blocks.  The
+ * value of the sample is
+ *
+ *     switch = (round_trip - 2 * pipe) / 2
+ *
+ * with round_trip and pipe per iteration; both are kept as secondary values
+ * (round_trip_ns, pipe_ns).  What remains in "switch" is everything a
+ * blocking hand-off adds to a plain write+read: the wake-up of the other task,
+ * the block, the scheduler's pick and the switch of register state, and for
+ * processes of address space (CR3 write, TLB refill, PCID permitting).
+ *
+ * `mechanism: futex` replaces the pipes by one futex word in memory both
+ * tasks see (FUTEX_WAKE / FUTEX_WAIT; private ops for threads, shared ops on
+ * a MAP_SHARED page for processes): the cheapest blocking hand-off the
+ * kernel offers.  Its single-task overhead (futex_ns) is a FUTEX_WAKE with no
+ * waiter plus a FUTEX_WAIT whose value no longer matches (returns at once);
+ * each side makes exactly one of each per round trip, whoever ran first.
+ * The metric of the mechanism not in use is NaN (written as null).
+ *
+ * `placement: cross` puts B on another CPU: then nothing is switched on
+ * either CPU and the value is a one-way cross-CPU hand-off (a wake-up IPI
+ * and, on a VM, possibly the wake-up of an idle vCPU: tens of us).  It is
+ * offered to show why same-CPU placement matters, not as a switch cost.
+ *
+ * Sanity: at the end of each sample both tasks report their CPU
+ * (sched_getcpu(), secondary values cpu_a and cpu_b) and B reports how many
+ * tokens it handled.  A sample whose tasks did not share the CPU (same) or
+ * did (cross), or whose token count is not `iterations`, is flagged invalid
+ * and never averaged in.
+ *
+ * The partner is created in setup and lives across samples; teardown stops
+ * it (SIGKILL and waitpid for a process, a quit message and pthread_join for
+ * a thread).  A partner process also has PR_SET_PDEATHSIG(SIGKILL) and is in
+ * the point's process group, so it dies with a killed probe; should it die
+ * first, A's next write fails with EPIPE (SIGPIPE is blocked in A) or its
+ * read sees end of file, and the sample fails with that message.
+ *
+ * Confounders: the pipe cost subtracted is that of a non-blocking pair, so
+ * the wake-up work attributed to the switch includes what a wake-up costs in
+ * the pipe code; the working set is tiny (no cache pollution between
+ * switches, unlike lat_ctx's `size` > 0, so this is the lower bound); a
+ * third runnable task on the CPU (any other load) inflates round trips; on a
+ * VM the guest's scheduler tick and host preemption add rare long samples
+ * (hence a robust estimator in the spec).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe_time.h"
+
+enum { TOK = 't', REPORT = 'q', QUIT = 'x' };	/* pipe messages */
+enum { CMD_TOKEN, CMD_REPORT, CMD_QUIT };	/* futex commands */
+
+/* What B answers to a report request. */
+struct cs_report {
+	uint64_t count;			/* tokens handled since the last report */
+	int32_t cpu;			/* where B runs */
+	int32_t pad;
+};
+
+/* Memory both tasks see: a MAP_SHARED page for processes. */
+struct cs_shared {
+	_Atomic uint32_t turn;		/* 0: A's turn, 1: B's turn */
+	_Atomic uint32_t cmd;		/* CMD_*: read by B when it gets the turn */
+	struct cs_report rep;		/* written by B on CMD_REPORT */
+	char pad[64];
+	_Atomic uint32_t self;		/* A's single-task word, always 0 */
+};
+
+struct cs_state {
+	int process;			/* kind: process (1) or thread (0) */
+	int futex;			/* mechanism: futex (1) or pipe (0) */
+	int cross;			/* placement: cross (1) or same (0) */
+	int cpu_a, cpu_b;
+	double hz;			/* TSC Hz; 0: time with clock_gettime */
+	int ab[2], ba[2], self[2];	/* pipes A->B, B->A, A->A */
+	struct cs_shared *sh;		/* mmap'd */
+	pid_t pid;			/* partner process, 0 if none */
+	pthread_t thr; int have_thr;	/* partner thread */
+	int restore; cpu_set_t orig;	/* A's affinity before setup */
+	int masked; sigset_t oldmask;	/* SIGPIPE blocked in A since setup */
+};
+
+static const struct probe_param cs_params[] = {
+	{ "kind", PROBE_STRING, "process", "what the two tasks are", "process|thread", 0, 0 },
+	{ "mechanism", PROBE_STRING, "pipe",
+	  "how the token travels: lmbench's pipes, or a futex word", "pipe|futex", 0, 0 },
+	{ "placement", PROBE_STRING, "same",
+	  "same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
+	  "same|cross", 0, 0 },
+	{ 0 }
+};
+
+static const struct probe_metric cs_metrics[] = {
+	{ "round_trip_ns", "ns", "one token round trip A->B->A (2 switches + 2 sends + 2 receives)" },
+	{ "pipe_ns", "ns", "single-task 1-byte pipe write+read (pipe mechanism; null otherwise)" },
+	{ "futex_ns", "ns", "single-task FUTEX_WAKE + non-blocking FUTEX_WAIT (futex mechanism; null otherwise)" },
+	{ "cpu_a", "cpu", "CPU of the sampling task at the end of the sample" },
+	{ "cpu_b", "cpu", "CPU of the partner task at the end of the sample" },
+	{ 0 }
+};
+
+enum { X_RT, X_PIPE, X_FUTEX, X_CPU_A, X_CPU_B };
+
+static inline uint64_t cs_t0(const struct cs_state *s)
+{
+	return s->hz > 0 ? pt_start() : pt_clock_ns();
+}
+
+static inline uint64_t cs_t1(const struct cs_state *s)
+{
+	return s->hz > 0 ? pt_stop() : pt_clock_ns();
+}
+
+static inline double cs_ns(const struct cs_state *s, uint64_t t)
+{
+	return s->hz > 0 ? pt_ticks_to_ns(t, s->hz) : (double)t;
+}
+
+static inline long cs_futex(_Atomic uint32_t *w, int op, uint32_t val, int shared)
+{
+	return syscall(SYS_futex, (uint32_t *)w, shared ? op : op | FUTEX_PRIVATE_FLAG,
+		       val, NULL, NULL, 0);
+}
+
+static int cs_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t r = write(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Returns 0, or -1 with errno set (0 at end of file). */
+static int cs_read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t r = read(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = 0;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* B over pipes: echo tokens, answer reports, stop on QUIT or end of file. */
+static void cs_pipe_partner(int rfd, int wfd)
+{
+	uint64_t count = 0;
+	char c;
+
+	for (;;) {
+		ssize_t r = read(rfd, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 1 || c == QUIT)
+			return;
+		if (c == TOK) {
+			count++;
+			if (write(wfd, &c, 1) != 1)
+				return;
+		} else if (c == REPORT) {
+			struct cs_report rep = { count, sched_getcpu(), 0 };
+
+			count = 0;
+			if (cs_write_all(wfd, &rep, sizeof rep) < 0)
+				return;
+		} else {
+			return;
+		}
+	}
+}
+
+/* B over a futex: wait for its turn, handle the command, hand the turn back.
+   Exactly one FUTEX_WAIT and one FUTEX_WAKE per round trip. */
+static void cs_futex_partner(struct cs_shared *sh, int shared)
+{
+	uint64_t count = 0;
+
+	for (;;) {
+		do
+			cs_futex(&sh->turn, FUTEX_WAIT, 0, shared);
+		while (atomic_load(&sh->turn) == 0);
+		switch (atomic_load(&sh->cmd)) {
+		case CMD_QUIT:
+			return;
+		case CMD_REPORT:
+			sh->rep.count = count;
+			sh->rep.cpu = sched_getcpu();
+			count = 0;
+			atomic_store(&sh->cmd, CMD_TOKEN);
+			break;
+		default:
+			count++;
+		}
+		atomic_store(&sh->turn, 0);
+		cs_futex(&sh->turn, FUTEX_WAKE, 1, shared);
+	}
+}
+
+static void *cs_thread_main(void *arg)
+{
+	struct cs_state *s = arg;
+
+	if (s->futex)
+		cs_futex_partner(s->sh, 0);
+	else
+		cs_pipe_partner(s->ab[0], s->ba[1]);
+	return NULL;
+}
+
+/* One futex round trip from A's side. */
+static inline void cs_futex_rt(struct cs_shared *sh, int shared)
+{
+	atomic_store(&sh->turn, 1);
+	cs_futex(&sh->turn, FUTEX_WAKE, 1, shared);
+	do
+		cs_futex(&sh->turn, FUTEX_WAIT, 1, shared);
+	while (atomic_load(&sh->turn) == 1);
+}
+
+/* Ask B for its token count and CPU (untimed). */
+static int cs_report(struct cs_state *s, struct cs_report *rep, char *err, size_t errlen)
+{
+	if (s->futex) {
+		atomic_store(&s->sh->cmd, CMD_REPORT);
+		cs_futex_rt(s->sh, s->process);
+		*rep = s->sh->rep;
+		return 0;
+	}
+	char c = REPORT;
+
+	if (cs_write_all(s->ab[1], &c, 1) < 0 || cs_read_all(s->ba[0], rep, sizeof *rep) < 0) {
+		snprintf(err, errlen, "partner report: %s",
+			 errno ? strerror(errno) : "partner is gone");
+		return errno ? -errno : -EPIPE;
+	}
+	return 0;
+}
+
+static int cs_pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof set, &set);
+}
+
+/* Close every descriptor from 3 up except keep1 and keep2 (-1: none). */
+static void cs_close_others(int keep1, int keep2)
+{
+	int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
+	unsigned from = 3;
+
+	if (lo >= 3) {
+		if ((unsigned)lo > from)
+			close_range(from, (unsigned)lo - 1, 0);
+		from = (unsigned)lo + 1;
+	}
+	if (hi >= 3) {
+		if ((unsigned)hi > from)
+			close_range(from, (unsigned)hi - 1, 0);
+		from = (unsigned)hi + 1;
+	}
+	close_range(from, ~0u, 0);
+}
+
+static int cs_start_partner(struct cs_state *s, char *err, size_t errlen)
+{
+	if (!s->process) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+		int rc;
+
+		CPU_ZERO(&set);
+		CPU_SET(s->cpu_b, &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+		rc = pthread_create(&s->thr, &attr, cs_thread_main, s);
+		pthread_attr_destroy(&attr);
+		if (rc != 0) {
+			snprintf(err, errlen, "pthread_create: %s", strerror(rc));
+			return -rc;
+		}
+		s->have_thr = 1;
+		return 0;
+	}
+
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		int e = errno;
+		snprintf(err, errlen, "fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		/* B: die with the probe's process, keep only what B uses. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		if (s->cross && cs_pin(0, s->cpu_b) < 0)
+			_exit(1);
+		if (s->futex) {
+			cs_close_others(-1, -1);
+			cs_futex_partner(s->sh, 1);
+		} else {
+			cs_close_others(s->ab[0], s->ba[1]);
+			cs_pipe_partner(s->ab[0], s->ba[1]);
+		}
+		_exit(0);
+	}
+	s->pid = pid;
+	if (!s->futex) {		/* A keeps only its own ends */
+		close(s->ab[0]);
+		close(s->ba[1]);
+		s->ab[0] = s->ba[1] = -1;
+	}
+	return 0;
+}
+
+static void cs_teardown(void *state)
+{
+	struct cs_state *s = state;
+
+	if (!s)
+		return;
+	if (s->have_thr) {		/* ask B to stop; a process is killed */
+		if (s->futex) {
+			atomic_store(&s->sh->cmd, CMD_QUIT);
+			atomic_store(&s->sh->turn, 1);
+			cs_futex(&s->sh->turn, FUTEX_WAKE, 1, s->process);
+		} else if (s->ab[1] >= 0) {
+			char c = QUIT;
+			(void)cs_write_all(s->ab[1], &c, 1);
+		}
+	}
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (s->have_thr)
+		pthread_join(s->thr, NULL);
+	for (int i = 0; i < 2; i++) {
+		if (s->ab[i] >= 0) close(s->ab[i]);
+		if (s->ba[i] >= 0) close(s->ba[i]);
+		if (s->self[i] >= 0) close(s->self[i]);
+	}
+	if (s->sh)
+		munmap(s->sh, sizeof *s->sh);
+	if (s->restore)
+		sched_setaffinity(0, sizeof s->orig, &s->orig);
+	if (s->masked) {		/* drop a SIGPIPE a dead partner caused */
+		sigset_t pipe_set;
+		struct timespec zero = { 0, 0 };
+
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+		pthread_sigmask(SIG_SETMASK, &s->oldmask, NULL);
+	}
+	free(s);
+}
+
+static int cs_setup(const struct probe_params *p, const struct probe_host *h,
+		    void **state, char *err, size_t errlen)
+{
+	struct cs_state *s;
+	struct cs_report rep;
+	int rc;
+
+	*state = NULL;
+	s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < 2; i++)
+		s->ab[i] = s->ba[i] = s->self[i] = -1;
+	*state = s;
+	s->process = strcmp(probe_str(p, "kind"), "thread") != 0;
+	s->futex = strcmp(probe_str(p, "mechanism"), "futex") == 0;
+	s->cross = strcmp(probe_str(p, "placement"), "cross") == 0;
+	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
+
+	/* Where: A on the runner's CPU (else the first allowed one), B on the
+	   same one or the next allowed one. */
+	if (sched_getaffinity(0, sizeof s->orig, &s->orig) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		return rc;
+	}
+	s->cpu_a = -1;
+	if (h->cpu >= 0 && h->cpu < CPU_SETSIZE && CPU_ISSET(h->cpu, &s->orig))
+		s->cpu_a = h->cpu;
+	for (int c = 0; s->cpu_a < 0 && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &s->orig))
+			s->cpu_a = c;
+	if (s->cpu_a < 0) {
+		snprintf(err, errlen, "no CPU in the affinity mask");
+		return -EINVAL;
+	}
+	s->cpu_b = s->cpu_a;
+	if (s->cross) {
+		/* The runner may have pinned this thread already, so its mask
+		   says nothing of the other CPUs: try each online CPU in turn. */
+		s->cpu_b = -1;
+		for (int i = 1; s->cpu_b < 0 && i < h->ncpus && i < CPU_SETSIZE; i++) {
+			int c = (s->cpu_a + i) % h->ncpus;
+			if (cs_pin(0, c) == 0)
+				s->cpu_b = c;
+		}
+		if (s->cpu_b < 0) {
+			sched_setaffinity(0, sizeof s->orig, &s->orig);
+			snprintf(err, errlen, "placement 'cross' needs a second CPU "
+				 "(only CPU %d is usable)", s->cpu_a);
+			return PROBE_SKIP;
+		}
+	}
+	if (cs_pin(0, s->cpu_a) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "pin to CPU %d: %s", s->cpu_a, strerror(errno));
+		return rc;
+	}
+	s->restore = 1;
+
+	/* A write to a dead partner's pipe fails with EPIPE instead of killing
+	   the point with SIGPIPE. */
+	{
+		sigset_t pipe_set;
+
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		if (pthread_sigmask(SIG_BLOCK, &pipe_set, &s->oldmask) == 0)
+			s->masked = 1;
+	}
+	if (pipe(s->self) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return rc;
+	}
+	s->sh = mmap(NULL, sizeof *s->sh, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s->sh == MAP_FAILED) {
+		s->sh = NULL;
+		rc = -errno;
+		snprintf(err, errlen, "mmap: %s", strerror(errno));
+		return rc;
+	}
+	if (!s->futex && (pipe(s->ab) < 0 || pipe(s->ba) < 0)) {
+		rc = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return rc;
+	}
+	rc = cs_start_partner(s, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* B is up, where it should be, and its count starts at zero. */
+	rc = cs_report(s, &rep, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (rep.cpu != s->cpu_b) {
+		snprintf(err, errlen, "partner runs on CPU %d, not on CPU %d",
+			 (int)rep.cpu, s->cpu_b);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cs_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
+{
+	(void)state; (void)err; (void)errlen;
+	*iterations = 512;
+	return 0;
+}
+
+/* A alone: n non-blocking send+receive pairs of the mechanism. */
+static int cs_overhead(struct cs_state *s, uint64_t n, uint64_t *ticks,
+		       char *err, size_t errlen)
+{
+	uint64_t t0, t1;
+	char c = TOK;
+
+	if (s->futex) {
+		t0 = cs_t0(s);
+		for (uint64_t i = 0; i < n; i++) {
+			cs_futex(&s->sh->self, FUTEX_WAKE, 1, s->process);
+			cs_futex(&s->sh->self, FUTEX_WAIT, 1, s->process);
+		}
+		t1 = cs_t1(s);
+	} else {
+		t0 = cs_t0(s);
+		for (uint64_t i = 0; i < n; i++) {
+			if (write(s->self[1], &c, 1) != 1 || read(s->self[0], &c, 1) != 1)
+				goto fail;
+		}
+		t1 = cs_t1(s);
+	}
+	*ticks = t1 - t0;
+	return 0;
+fail:
+	snprintf(err, errlen, "single-task pipe: %s", strerror(errno));
+	return -errno;
+}
+
+/* A with B: n round trips. */
+static int cs_round_trips(struct cs_state *s, uint64_t n, uint64_t *ticks,
+			  char *err, size_t errlen)
+{
+	uint64_t t0, t1;
+	char c = TOK;
+
+	if (s->futex) {
+		atomic_store(&s->sh->cmd, CMD_TOKEN);
+		t0 = cs_t0(s);
+		for (uint64_t i = 0; i < n; i++)
+			cs_futex_rt(s->sh, s->process);
+		t1 = cs_t1(s);
+	} else {
+		t0 = cs_t0(s);
+		for (uint64_t i = 0; i < n; i++) {
+			if (write(s->ab[1], &c, 1) != 1 || read(s->ba[0], &c, 1) != 1)
+				goto fail;
+		}
+		t1 = cs_t1(s);
+		if (c != TOK) {
+			snprintf(err, errlen, "token came back as 0x%02x", (unsigned char)c);
+			return -EPROTO;
+		}
+	}
+	*ticks = t1 - t0;
+	return 0;
+fail:
+	snprintf(err, errlen, "token pipe: %s", errno ? strerror(errno) : "partner is gone");
+	return errno ? -errno : -EPIPE;
+}
+
+static int cs_sample(void *state, uint64_t iterations, struct probe_sample *out,
+		     char *err, size_t errlen)
+{
+	struct cs_state *s = state;
+	uint64_t n = iterations ? iterations : 1, half = n / 2;
+	uint64_t ov1 = 0, ov2 = 0, rt = 0;
+	struct cs_report rep;
+	double rt_ns, ov_ns;
+	int rc, cpu_a;
+
+	errno = 0;
+	if ((rc = cs_overhead(s, half, &ov1, err, errlen)) < 0 ||
+	    (rc = cs_round_trips(s, n, &rt, err, errlen)) < 0 ||
+	    (rc = cs_overhead(s, n - half, &ov2, err, errlen)) < 0)
+		return rc;
+	cpu_a = sched_getcpu();
+	rc = cs_report(s, &rep, err, errlen);
+	if (rc < 0)
+		return rc;
+
+	rt_ns = cs_ns(s, rt) / (double)n;
+	ov_ns = cs_ns(s, ov1 + ov2) / (double)n;
+	out->value = (rt_ns - 2.0 * ov_ns) / 2.0;
+	out->extra[X_RT] = rt_ns;
+	out->extra[X_PIPE] = s->futex ? NAN : ov_ns;
+	out->extra[X_FUTEX] = s->futex ? ov_ns : NAN;
+	out->extra[X_CPU_A] = cpu_a;
+	out->extra[X_CPU_B] = rep.cpu;
+
+	if (rep.count != n) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof out->note,
+			 "token count mismatch: partner handled %llu of %llu",
+			 (unsigned long long)rep.count, (unsigned long long)n);
+	} else if (!s->cross && (cpu_a != rep.cpu || cpu_a != s->cpu_a)) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof out->note,
+			 "tasks ran on CPUs %d and %d, not both on CPU %d",
+			 cpu_a, (int)rep.cpu, s->cpu_a);
+	} else if (s->cross && cpu_a == rep.cpu) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof out->note,
+			 "placement cross but both tasks ran on CPU %d", cpu_a);
+	}
+	return 0;
+}
+
+PROBE_EXPORT const struct probe ctx_switch = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "ctx_switch",
+	.version = "1.0",
+	.summary = "context switch between two processes or threads on one CPU (pipe or futex)",
+	.unit = "ns",
+	.bigger_is_better = 0,
+	.params = cs_params,
+	.metrics = cs_metrics,
+	.setup = cs_setup,
+	.calibrate = cs_calibrate,
+	.sample = cs_sample,
+	.teardown = cs_teardown,
+};

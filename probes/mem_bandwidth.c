@@ -1,0 +1,713 @@
+/*
+ * mem_bandwidth - memory bandwidth: read, write (plain and non-temporal),
+ * copy, and libc's memset/memcpy for reference, with 1..N threads.
+ *
+ * What:   how many bytes per second the cores move between registers and
+ *         the level of the hierarchy that holds `size` bytes; with the
+ *         default size (8 x the last-level cache from sysfs) that is DRAM.
+ * Unit:   GB/s (10^9 bytes per second), bigger is better.  Bytes are
+ *         counted as STREAM does: read, write, write_nt and memset count
+ *         the bytes of the buffer once per pass; copy and memcpy count the
+ *         bytes read plus the bytes written (2 x the buffer per pass).  The
+ *         extra read that a plain store causes (write-allocate, "read for
+ *         ownership") is not counted, as in STREAM: that is why write_nt,
+ *         which skips it, can beat write.
+ * Method: `size` bytes per array are split into `threads` slices (page
+ *         aligned); each thread is pinned to its own CPU, (host->cpu + i)
+ *         mod ncpus, and allocates and first-touches its own slice (and,
+ *         for copy/memcpy, its own source slice of the same size) so the
+ *         memory is local to it.  One operation (`iterations` counts them)
+ *         is one pass of every thread over its slice.  The threads are
+ *         released together: they block on a barrier, then spin until the
+ *         last one is ready and the sampling thread says go; the sample is
+ *         the time from the earliest thread's start to the latest thread's
+ *         finish (CLOCK_MONOTONIC_RAW, comparable across CPUs).  Each
+ *         thread's CPU time is read around its run: a sample in which a
+ *         thread was off its CPU for more than 2 % of its run (another
+ *         task ran there) is taken again, up to 5 times (metric `retries`),
+ *         then returned flagged invalid (metric `off_cpu_share`).
+ *         The loops use SSE2 intrinsics (baseline x86-64, no -march
+ *         needed): read sums 16-byte loads into 4 independent accumulators
+ *         (128 bytes per iteration) and the sum is sunk and checked by
+ *         sanity(); write stores 16-byte vectors; write_nt uses
+ *         _mm_stream_si128 (movntdq) and an sfence before the clock stops;
+ *         copy is a load/store pair per 16 bytes.  The compiler must assume
+ *         the written memory is read afterwards (pt_escape), and the loops
+ *         are kept from being turned into libc calls, so the figure is the
+ *         loop as written; memset/memcpy measure glibc's own (AVX2/ERMS)
+ *         routines.  Other architectures use plain 64-bit loops.
+ * Confounders: sizes that fit in a cache measure that cache, and there
+ *         16-byte SSE2 accesses stay below the L1/L2 peak of cores that can
+ *         do 32- or 64-byte loads (memcpy may then win).  Threads share the
+ *         memory controllers with other guests of the host: peak (max)
+ *         and mean differ by their load.  With more threads than free CPUs
+ *         the slowest thread sets the time (metric `imbalance`: slowest
+ *         over fastest thread time, minus 1).  Pages are 4 KiB unless
+ *         `hugepages` is set; TLB misses cost little on a streaming access
+ *         but are not zero.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+#include "probe.h"
+#include "probe_time.h"
+
+#define MB_MAX_THREADS 256
+#define MB_CHUNK 256		/* slice sizes are a multiple of this */
+#define MB_PATTERN 0x0000000100000001ull	/* not a byte splat: never a memset */
+
+enum mb_op { MB_READ, MB_WRITE, MB_WRITE_NT, MB_COPY, MB_MEMSET, MB_MEMCPY };
+
+static const char *const mb_op_names[] = {
+	"read", "write", "write_nt", "copy", "memset", "memcpy",
+};
+
+struct mb_state;
+
+struct mb_thread {
+	struct mb_state *st;
+	int index, cpu;
+	pthread_t tid;
+	int started;
+	char *dst, *src;	/* slices (src only for copy/memcpy) */
+	size_t bytes;		/* slice size */
+	uint64_t sum;		/* read: accumulated over all passes */
+	uint64_t passes;	/* passes done */
+	uint64_t t0, t1;	/* ns, CLOCK_MONOTONIC_RAW */
+	uint64_t c0, c1;	/* ns of this thread's CPU time */
+	int err;		/* setup error (errno) */
+	char what[64];		/* what failed */
+} __attribute__((aligned(64)));
+
+struct mb_state {
+	const struct probe_host *host;
+	enum mb_op op;
+	int nthreads, hugepages;
+	size_t slice;
+	struct mb_thread *th;
+	pthread_barrier_t arm;
+	int barrier_ok;
+	_Atomic int ready __attribute__((aligned(64)));
+	_Atomic unsigned go __attribute__((aligned(64)));
+	_Atomic int done __attribute__((aligned(64)));
+	uint64_t iterations;
+	int quit;
+	unsigned gen;
+};
+
+static const struct probe_param mb_params[] = {
+	{ .name = "op", .type = PROBE_STRING, .def = "read",
+	  .help = "read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
+	  .choices = "read|write|write_nt|copy|memset|memcpy" },
+	{ .name = "size", .type = PROBE_SIZE, .def = "0",
+	  .help = "bytes per array, split among the threads; 0 = 8 x the last-level cache",
+	  .min = 0, .max = 1099511627776.0 },
+	{ .name = "threads", .type = PROBE_INT, .def = "1",
+	  .help = "threads, each pinned to its own CPU (at most the online CPUs)",
+	  .min = 1, .max = MB_MAX_THREADS },
+	{ .name = "hugepages", .type = PROBE_BOOL, .def = "false",
+	  .help = "madvise(MADV_HUGEPAGE) the slices (false: MADV_NOHUGEPAGE)" },
+	{ .name = NULL },
+};
+
+static const struct probe_metric mb_metrics[] = {
+	{ .name = "imbalance", .unit = "ratio",
+	  .help = "slowest thread's time over the fastest's, minus 1" },
+	{ .name = "off_cpu_share", .unit = "ratio",
+	  .help = "largest fraction of its run a thread did not run (other tasks, host steal)" },
+	{ .name = "retries", .unit = "count",
+	  .help = "samples discarded and taken again because a thread was off its cpu" },
+	{ .name = NULL },
+};
+
+/* A sample is invalid when a thread was off its CPU for more than this
+   fraction of its run: the time is then someone else's. */
+#define MB_MAX_OFF_CPU 0.02
+/* ... and is taken again, up to this many times in all. */
+#define MB_TRIES 5
+
+static uint64_t mb_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The largest cache of cpu0 at the highest level, from sysfs; 0 if none. */
+static size_t mb_llc_bytes(void)
+{
+	size_t best = 0;
+	int best_level = 0;
+
+	for (int i = 0; i < 16; i++) {
+		char path[96], buf[32];
+		FILE *f;
+		int level = 0;
+		unsigned long kib;
+		char unit = 'K';
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &level) != 1)
+			level = 0;
+		fclose(f);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lu%c", &kib, &unit) < 1)
+			kib = 0;
+		fclose(f);
+		if (unit == 'M')
+			kib *= 1024;
+		if (level > best_level || (level == best_level && kib * 1024 > best)) {
+			best_level = level;
+			best = kib * 1024;
+		}
+	}
+	return best;
+}
+
+/* ---- the loops ------------------------------------------------------- */
+
+#define MB_NO_LIBCALL __attribute__((noinline, optimize("no-tree-loop-distribute-patterns")))
+
+#if defined(__x86_64__)
+static MB_NO_LIBCALL uint64_t mb_read(const char *p, size_t n)
+{
+	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
+	const __m128i *v = (const __m128i *)p, *end = (const __m128i *)(p + n);
+
+	for (; v < end; v += 8) {
+		a0 = _mm_add_epi64(a0, _mm_load_si128(v + 0));
+		a1 = _mm_add_epi64(a1, _mm_load_si128(v + 1));
+		a2 = _mm_add_epi64(a2, _mm_load_si128(v + 2));
+		a3 = _mm_add_epi64(a3, _mm_load_si128(v + 3));
+		a0 = _mm_add_epi64(a0, _mm_load_si128(v + 4));
+		a1 = _mm_add_epi64(a1, _mm_load_si128(v + 5));
+		a2 = _mm_add_epi64(a2, _mm_load_si128(v + 6));
+		a3 = _mm_add_epi64(a3, _mm_load_si128(v + 7));
+	}
+	a0 = _mm_add_epi64(_mm_add_epi64(a0, a1), _mm_add_epi64(a2, a3));
+	return (uint64_t)_mm_cvtsi128_si64(a0) +
+	       (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(a0, a0));
+}
+
+static MB_NO_LIBCALL void mb_write(char *p, size_t n)
+{
+	const __m128i x = _mm_set1_epi64x((long long)MB_PATTERN);
+	__m128i *v = (__m128i *)p, *end = (__m128i *)(p + n);
+
+	for (; v < end; v += 8) {
+		_mm_store_si128(v + 0, x);
+		_mm_store_si128(v + 1, x);
+		_mm_store_si128(v + 2, x);
+		_mm_store_si128(v + 3, x);
+		_mm_store_si128(v + 4, x);
+		_mm_store_si128(v + 5, x);
+		_mm_store_si128(v + 6, x);
+		_mm_store_si128(v + 7, x);
+	}
+}
+
+static MB_NO_LIBCALL void mb_write_nt(char *p, size_t n)
+{
+	const __m128i x = _mm_set1_epi64x((long long)MB_PATTERN);
+	__m128i *v = (__m128i *)p, *end = (__m128i *)(p + n);
+
+	for (; v < end; v += 8) {
+		_mm_stream_si128(v + 0, x);
+		_mm_stream_si128(v + 1, x);
+		_mm_stream_si128(v + 2, x);
+		_mm_stream_si128(v + 3, x);
+		_mm_stream_si128(v + 4, x);
+		_mm_stream_si128(v + 5, x);
+		_mm_stream_si128(v + 6, x);
+		_mm_stream_si128(v + 7, x);
+	}
+	_mm_sfence();	/* the stores are done before the clock stops */
+}
+
+static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
+{
+	__m128i *v = (__m128i *)d, *end = (__m128i *)(d + n);
+	const __m128i *u = (const __m128i *)s;
+
+	for (; v < end; v += 8, u += 8) {
+		__m128i x0 = _mm_load_si128(u + 0), x1 = _mm_load_si128(u + 1);
+		__m128i x2 = _mm_load_si128(u + 2), x3 = _mm_load_si128(u + 3);
+		__m128i x4 = _mm_load_si128(u + 4), x5 = _mm_load_si128(u + 5);
+		__m128i x6 = _mm_load_si128(u + 6), x7 = _mm_load_si128(u + 7);
+
+		_mm_store_si128(v + 0, x0);
+		_mm_store_si128(v + 1, x1);
+		_mm_store_si128(v + 2, x2);
+		_mm_store_si128(v + 3, x3);
+		_mm_store_si128(v + 4, x4);
+		_mm_store_si128(v + 5, x5);
+		_mm_store_si128(v + 6, x6);
+		_mm_store_si128(v + 7, x7);
+	}
+}
+#else
+static MB_NO_LIBCALL uint64_t mb_read(const char *p, size_t n)
+{
+	const uint64_t *v = (const uint64_t *)p;
+	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+	for (size_t i = 0; i < n / 8; i += 4) {
+		a0 += v[i];
+		a1 += v[i + 1];
+		a2 += v[i + 2];
+		a3 += v[i + 3];
+	}
+	return a0 + a1 + a2 + a3;
+}
+
+static MB_NO_LIBCALL void mb_write(char *p, size_t n)
+{
+	uint64_t *v = (uint64_t *)p;
+
+	for (size_t i = 0; i < n / 8; i++)
+		v[i] = MB_PATTERN;
+}
+
+static void mb_write_nt(char *p, size_t n)
+{
+	mb_write(p, n);
+}
+
+static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
+{
+	uint64_t *v = (uint64_t *)d;
+	const uint64_t *u = (const uint64_t *)s;
+
+	for (size_t i = 0; i < n / 8; i++)
+		v[i] = u[i];
+}
+#endif
+
+/* One pass of thread t over its slice. */
+static void mb_pass(struct mb_thread *t, enum mb_op op, uint64_t pass)
+{
+	switch (op) {
+	case MB_READ:
+		t->sum += mb_read(t->dst, t->bytes);
+		break;
+	case MB_WRITE:
+		mb_write(t->dst, t->bytes);
+		break;
+	case MB_WRITE_NT:
+		mb_write_nt(t->dst, t->bytes);
+		break;
+	case MB_COPY:
+		mb_copy(t->dst, t->src, t->bytes);
+		break;
+	case MB_MEMSET:
+		memset(t->dst, (int)(pass & 0x7f) + 1, t->bytes);
+		break;
+	case MB_MEMCPY:
+		memcpy(t->dst, t->src, t->bytes);
+		break;
+	}
+	pt_escape(t->dst);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+static int mb_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static char *mb_alloc(size_t bytes, int huge)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	return p;
+}
+
+static void mb_fill(char *p, size_t n)
+{
+	uint64_t *v = (uint64_t *)p;
+
+	for (size_t i = 0; i < n / 8; i++)
+		v[i] = MB_PATTERN;
+}
+
+/* Pin, allocate and first-touch this thread's slices (runs on its CPU). */
+static int mb_thread_init(struct mb_thread *t)
+{
+	struct mb_state *st = t->st;
+	int rc = mb_pin(t->cpu);
+
+	if (rc) {
+		snprintf(t->what, sizeof(t->what), "pin thread %d to cpu %d", t->index, t->cpu);
+		return rc;
+	}
+	t->dst = mb_alloc(t->bytes, st->hugepages);
+	if (!t->dst) {
+		snprintf(t->what, sizeof(t->what), "mmap %zu bytes", t->bytes);
+		return errno;
+	}
+	mb_fill(t->dst, t->bytes);
+	if (st->op == MB_COPY || st->op == MB_MEMCPY) {
+		t->src = mb_alloc(t->bytes, st->hugepages);
+		if (!t->src) {
+			snprintf(t->what, sizeof(t->what), "mmap %zu bytes", t->bytes);
+			return errno;
+		}
+		mb_fill(t->src, t->bytes);
+	}
+	return 0;
+}
+
+static inline void mb_relax(void)
+{
+#if defined(__x86_64__)
+	_mm_pause();
+#endif
+}
+
+static void mb_run(struct mb_thread *t, uint64_t iterations)
+{
+	uint64_t passes = t->passes;
+
+	t->c0 = mb_cpu_ns();
+	t->t0 = pt_clock_ns();
+	for (uint64_t i = 0; i < iterations; i++)
+		mb_pass(t, t->st->op, passes + i);
+	t->t1 = pt_clock_ns();
+	t->c1 = mb_cpu_ns();
+	t->passes = passes + iterations;
+}
+
+static void *mb_worker(void *arg)
+{
+	struct mb_thread *t = arg;
+	struct mb_state *st = t->st;
+
+	t->err = mb_thread_init(t);
+	pthread_barrier_wait(&st->arm);		/* setup done */
+	for (;;) {
+		unsigned gen;
+
+		pthread_barrier_wait(&st->arm);	/* a sample, or quit */
+		if (st->quit)
+			break;
+		gen = st->gen;
+		atomic_fetch_add_explicit(&st->ready, 1, memory_order_acq_rel);
+		while (atomic_load_explicit(&st->go, memory_order_acquire) != gen)
+			mb_relax();
+		mb_run(t, st->iterations);
+		atomic_fetch_add_explicit(&st->done, 1, memory_order_acq_rel);
+	}
+	return NULL;
+}
+
+/* ---- hooks ------------------------------------------------------------ */
+
+static int mb_setup(const struct probe_params *p, const struct probe_host *h,
+		    void **state, char *err, size_t errlen)
+{
+	struct mb_state *st;
+	const char *op = probe_str(p, "op");
+	double size = probe_num(p, "size");
+	int n = (int)probe_num(p, "threads"), rc;
+
+	*state = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*state = st;
+	st->host = h;
+	st->op = (enum mb_op)-1;
+	for (size_t i = 0; i < sizeof(mb_op_names) / sizeof(mb_op_names[0]); i++)
+		if (strcmp(op, mb_op_names[i]) == 0)
+			st->op = (enum mb_op)i;
+	if ((int)st->op < 0) {
+		snprintf(err, errlen, "unknown op '%s'", op);
+		return -EINVAL;
+	}
+	if (n < 1 || n > MB_MAX_THREADS) {
+		snprintf(err, errlen, "threads %d is not in 1..%d", n, MB_MAX_THREADS);
+		return -EINVAL;
+	}
+	if (h->ncpus > 0 && n > h->ncpus) {
+		snprintf(err, errlen, "threads %d > %d online cpus: each thread needs its own",
+			 n, h->ncpus);
+		return PROBE_SKIP;
+	}
+	if (size <= 0) {
+		size_t llc = mb_llc_bytes();
+
+		size = llc ? 8.0 * (double)llc : 256.0 * 1024 * 1024;
+		if (h->log)
+			h->log(h, PROBE_LOG_INFO, "mem_bandwidth: size %.0f MiB (%s)",
+			       size / 1048576, llc ? "8 x the last-level cache in sysfs"
+						   : "no cache size in sysfs: 256 MiB");
+	}
+	st->nthreads = n;
+	st->hugepages = probe_num(p, "hugepages") != 0;
+	st->slice = (size_t)(size / n) / MB_CHUNK * MB_CHUNK;
+	if (st->slice == 0) {
+		snprintf(err, errlen, "size %.0f is too small for %d threads (%d bytes each "
+			 "at least)", size, n, MB_CHUNK);
+		return -EINVAL;
+	}
+	st->th = aligned_alloc(64, sizeof(*st->th) * (size_t)n);
+	if (!st->th) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memset(st->th, 0, sizeof(*st->th) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		st->th[i].st = st;
+		st->th[i].index = i;
+		st->th[i].bytes = st->slice;
+		st->th[i].cpu = h->cpu >= 0 && h->ncpus > 0 ? (h->cpu + i) % h->ncpus : -1;
+	}
+	if (n > 1) {
+		rc = pthread_barrier_init(&st->arm, NULL, (unsigned)n);
+		if (rc) {
+			snprintf(err, errlen, "pthread_barrier_init: %s", strerror(rc));
+			return -rc;
+		}
+		st->barrier_ok = 1;
+		for (int i = 1; i < n; i++) {
+			rc = pthread_create(&st->th[i].tid, NULL, mb_worker, &st->th[i]);
+			if (rc) {
+				/* Threads already waiting would block forever on
+				   a barrier of n: give up on the whole process. */
+				snprintf(err, errlen, "pthread_create: %s", strerror(rc));
+				return -rc;
+			}
+			st->th[i].started = 1;
+		}
+	}
+	st->th[0].err = mb_thread_init(&st->th[0]);
+	if (n > 1)
+		pthread_barrier_wait(&st->arm);
+	for (int i = 0; i < n; i++)
+		if (st->th[i].err) {
+			snprintf(err, errlen, "%s: %s", st->th[i].what, strerror(st->th[i].err));
+			return -st->th[i].err;
+		}
+	return 0;
+}
+
+static int mb_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
+{
+	(void)state;
+	(void)err;
+	(void)errlen;
+	*iterations = 1;
+	return 0;
+}
+
+/* Run every thread over its slice `iterations` times, all starting together. */
+static void mb_once(struct mb_state *st, uint64_t iterations)
+{
+	if (st->nthreads == 1) {
+		mb_run(&st->th[0], iterations);
+		return;
+	}
+	st->iterations = iterations;
+	st->gen++;
+	atomic_store(&st->ready, 0);
+	atomic_store(&st->done, 0);
+	pthread_barrier_wait(&st->arm);
+	while (atomic_load_explicit(&st->ready, memory_order_acquire) < st->nthreads - 1)
+		mb_relax();
+	atomic_store_explicit(&st->go, st->gen, memory_order_release);
+	mb_run(&st->th[0], iterations);
+	while (atomic_load_explicit(&st->done, memory_order_acquire) < st->nthreads - 1)
+		mb_relax();
+}
+
+static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
+		     char *err, size_t errlen)
+{
+	struct mb_state *st = state;
+	uint64_t first, last, fast, slow;
+	double bytes, off;
+	int tries = 0;
+
+	if (iterations == 0) {
+		snprintf(err, errlen, "iterations must be positive");
+		return -EINVAL;
+	}
+	do {
+		mb_once(st, iterations);
+		first = st->th[0].t0;
+		last = st->th[0].t1;
+		fast = UINT64_MAX;
+		slow = 0;
+		off = 0;
+		for (int i = 0; i < st->nthreads; i++) {
+			const struct mb_thread *t = &st->th[i];
+
+			if (t->t0 < first)
+				first = t->t0;
+			if (t->t1 > last)
+				last = t->t1;
+			if (t->t1 - t->t0 < fast)
+				fast = t->t1 - t->t0;
+			if (t->t1 - t->t0 > slow)
+				slow = t->t1 - t->t0;
+			if (t->c0 && t->c1 && t->t1 > t->t0) {
+				double o = 1.0 - (double)(t->c1 - t->c0) /
+						     (double)(t->t1 - t->t0);
+
+				if (o > off)
+					off = o;
+			}
+		}
+	} while (off > MB_MAX_OFF_CPU && ++tries < MB_TRIES);
+	bytes = (double)st->slice * st->nthreads * (double)iterations;
+	if (st->op == MB_COPY || st->op == MB_MEMCPY)
+		bytes *= 2;
+	if (last <= first) {
+		snprintf(err, errlen, "the clock did not advance");
+		return -EIO;
+	}
+	out->value = bytes / (double)(last - first);	/* bytes per ns = GB/s */
+	out->extra[0] = fast ? (double)slow / (double)fast - 1 : NAN;
+	out->extra[1] = off;
+	out->extra[2] = tries < MB_TRIES ? tries : MB_TRIES - 1;
+	if (off > MB_MAX_OFF_CPU) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof(out->note), "a thread was off the cpu for %.1f%% of "
+			 "the sample in %d tries (other tasks or the host ran)", off * 100,
+			 MB_TRIES);
+	}
+	return 0;
+}
+
+/* Did every byte really move?  read: the sum of all 64-bit words over all
+   passes; write/copy: the pattern at the first, middle and last word. */
+static int mb_sanity(void *state, char *err, size_t errlen)
+{
+	const struct mb_state *st = state;
+
+	for (int i = 0; i < st->nthreads; i++) {
+		const struct mb_thread *t = &st->th[i];
+		const uint64_t *w = (const uint64_t *)t->dst;
+		size_t nw = t->bytes / 8;
+
+		switch (st->op) {
+		case MB_READ: {
+			uint64_t want = t->passes * nw * MB_PATTERN;
+
+			if (t->sum != want) {
+				snprintf(err, errlen, "thread %d read sum %#llx, expected %#llx",
+					 i, (unsigned long long)t->sum,
+					 (unsigned long long)want);
+				return -1;
+			}
+			break;
+		}
+		case MB_WRITE:
+		case MB_WRITE_NT:
+		case MB_COPY:
+		case MB_MEMCPY:
+			if (w[0] != MB_PATTERN || w[nw / 2] != MB_PATTERN ||
+			    w[nw - 1] != MB_PATTERN) {
+				snprintf(err, errlen, "thread %d: the written pattern is missing", i);
+				return -1;
+			}
+			break;
+		case MB_MEMSET: {
+			const unsigned char *b = (const unsigned char *)t->dst;
+			unsigned char c = (unsigned char)(((t->passes - 1) & 0x7f) + 1);
+
+			if (t->passes && (b[0] != c || b[t->bytes - 1] != c)) {
+				snprintf(err, errlen, "thread %d: memset's byte is missing", i);
+				return -1;
+			}
+			break;
+		}
+		}
+	}
+	return 0;
+}
+
+static void mb_teardown(void *state)
+{
+	struct mb_state *st = state;
+
+	if (!st)
+		return;
+	if (st->th && st->nthreads > 1 && st->barrier_ok) {
+		int all = 1;
+
+		for (int i = 1; i < st->nthreads; i++)
+			all &= st->th[i].started;
+		if (all) {
+			st->quit = 1;
+			pthread_barrier_wait(&st->arm);
+			for (int i = 1; i < st->nthreads; i++)
+				pthread_join(st->th[i].tid, NULL);
+			pthread_barrier_destroy(&st->arm);
+		}
+		else
+			return;	/* workers may still be touching their slices, or
+				   wait on a barrier that can never fill: leave
+				   everything to the exit of the runner's child */
+	}
+	if (st->th)
+		for (int i = 0; i < st->nthreads; i++) {
+			if (st->th[i].dst)
+				munmap(st->th[i].dst, st->th[i].bytes);
+			if (st->th[i].src)
+				munmap(st->th[i].src, st->th[i].bytes);
+		}
+	free(st->th);
+	free(st);
+}
+
+PROBE_EXPORT const struct probe mem_bandwidth = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "mem_bandwidth",
+	.version = "1.0",
+	.summary = "memory bandwidth of read, write, copy (SSE2 loops) and libc memset/memcpy",
+	.unit = "GB/s",
+	.bigger_is_better = 1,
+	.params = mb_params,
+	.metrics = mb_metrics,
+	.setup = mb_setup,
+	.calibrate = mb_calibrate,
+	.sample = mb_sample,
+	.sanity = mb_sanity,
+	.teardown = mb_teardown,
+};

@@ -1,0 +1,51 @@
+/*
+ * report.h - render a saved run (design §8-§9): charts, report.md,
+ * report.tex and report.pdf, from run_dir/manifest.json and
+ * run_dir/results/<experiment>.json alone.
+ *
+ * Outputs, all in run_dir and each written to a temporary name and renamed:
+ *   charts/<exp>.{gp,dat,png,pdf}   report.md   report.tex   report.pdf
+ * plus report.log, the output of gnuplot and latexmk/pdflatex.
+ */
+#ifndef SYSMETER_REPORT_H
+#define SYSMETER_REPORT_H
+
+#include <stddef.h>
+
+enum {
+	REPORT_MD = 1,		/* report.md (charts as PNG) */
+	REPORT_TEX = 2,		/* report.tex (charts as PDF) */
+	REPORT_PDF = 4,		/* report.pdf; implies report.tex */
+	REPORT_CHARTS = 8,	/* (re)draw the charts the formats need; without
+				   it, chart files already on disk are used */
+};
+
+/* formats == 0 means everything: MD | TEX | PDF | CHARTS. */
+#define REPORT_ALL (REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS)
+
+/* Return values of report_render besides 0. */
+#define REPORT_EINPUT (-1)	/* bad run folder or bad template: exit 2 */
+#define REPORT_EFAIL (-2)	/* could not write, or a tool failed: exit 3 */
+
+/*
+ * Render the run in run_dir with the templates in templates_dir (NULL: the
+ * defaults; a template missing from templates_dir is taken from the
+ * defaults, so a user may override just one file).  verbose: say on stderr
+ * what is being run.
+ *
+ * A missing gnuplot or pdflatex is not an error: what can be written is
+ * written, a "runner: note: ..." line on stderr says how to get the rest,
+ * and 0 is returned.  Errors come back in err without the "runner: " prefix:
+ *   "template 'report.tex':12: unclosed section 'points'"
+ *   "run 'out/x': cannot read manifest.json: No such file or directory"
+ *   "run 'out/x': pdflatex failed: report.tex:120: Undefined control sequence (see out/x/report.log)"
+ */
+int report_render(const char *run_dir, const char *templates_dir, unsigned formats,
+		  int verbose, char *err, size_t errlen);
+
+/* templates/ beside the runner binary (../templates from build/runner, found
+   through /proc/self/exe) when it holds report.md, else
+   SYSMETER_PREFIX "/share/sysmeter/templates". */
+const char *report_default_templates(void);
+
+#endif

@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# The command line: usage, exit codes, the run folder and its files.
+
+load helpers
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; }
+
+@test "--help prints usage and exits 0" {
+	run "$RUNNER" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"usage: runner"* ]]
+}
+
+@test "an unknown option is bad usage (exit 2)" {
+	run "$RUNNER" --no-such-option specs/
+	[ "$status" -eq 2 ]
+}
+
+@test "no spec given is bad usage (exit 2)" {
+	run "$RUNNER"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no spec or directory given"* ]]
+}
+
+@test "runner check accepts the shipped specs" {
+	run "$RUNNER" check specs/
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"syscall.yaml: ok"* ]]
+}
+
+@test "runner list shows the probes with their parameters" {
+	run "$RUNNER" list
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"syscall"* ]]
+	[[ "$output" == *"null"* ]]
+}
+
+@test "runner probe-help prints the parameter table" {
+	run "$RUNNER" probe-help syscall
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"call"* ]]
+	[[ "$output" == *"getpid"* ]]
+	run "$RUNNER" probe-help nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"probe 'nosuch': not found in"* ]]
+}
+
+@test "a run writes manifest, results, csv and out/latest atomically" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id r1 --seed 42 tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	[ "$output" = "$OUT/r1" ]
+	[ -f "$OUT/r1/manifest.json" ]
+	[ -f "$OUT/r1/results/null.json" ]
+	[ -f "$OUT/r1/results.csv" ]
+	[ -f "$OUT/r1/specs/null.yaml" ]
+	[ "$(readlink "$OUT/latest")" = r1 ]
+	[ -z "$(find "$OUT" -name '*.tmp.*')" ]
+	[ "$(json "$OUT/r1/manifest.json" 'd["schema"]')" = "sysmeter.manifest/1" ]
+	[ "$(json "$OUT/r1/manifest.json" 'd["seed"]')" = 42 ]
+	[ "$(json "$OUT/r1/manifest.json" 'd["status"]')" = complete ]
+	[ "$(json "$OUT/r1/manifest.json" 'd["machine"]["tsc_hz"] > 1e6')" = true ]
+	sha=$(sha256sum tests/fixtures/specs/cli/null.yaml | cut -d' ' -f1)
+	[ "$(json "$OUT/r1/manifest.json" 'd["experiments"][0]["spec_sha256"]')" = "$sha" ]
+	[ "$(json "$OUT/r1/results/null.json" 'd["schema"]')" = "sysmeter.result/1" ]
+	[ "$(json "$OUT/r1/results/null.json" 'd["status"]')" = ok ]
+	# 1 warmup + 5 kept samples, warmups marked
+	[ "$(json "$OUT/r1/results/null.json" 'len(d["points"][0]["samples"])')" = 6 ]
+	[ "$(json "$OUT/r1/results/null.json" 'd["points"][0]["samples"][0]["warmup"]')" = true ]
+	head -1 "$OUT/r1/results.csv" | grep -q '^experiment,point,status,'
+}
+
+@test "an existing run id is refused and nothing is overwritten" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	before=$(sha256sum "$OUT/same/manifest.json")
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"run folder already exists"* ]]
+	[ "$(sha256sum "$OUT/same/manifest.json")" = "$before" ]
+}
+
+@test "--set overrides a spec key and is recorded" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id s --set null.repetitions=4 --set null.warmup=0 \
+		tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/s/results/null.json" 'len(d["points"][0]["samples"])')" = 4 ]
+	[ "$(json "$OUT/s/manifest.json" 'd["options"]["set"]')" = '["null.repetitions=4", "null.warmup=0"]' ]
+}
+
+@test "--set naming a missing experiment or a bad key is bad usage" {
+	run "$RUNNER" --no-report -o "$OUT" --set nosuch.repetitions=4 tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no experiment 'nosuch' in this run"* ]]
+	run "$RUNNER" --no-report -o "$OUT" --set null.repetitons=4 tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"did you mean 'repetitions'"* ]]
+	[ ! -e "$OUT" ]
+}
+
+@test "--filter keeps matching experiments and their dependencies" {
+	run "$RUNNER" --no-report -q --quick -o "$OUT" --run-id f --filter 'sys*' specs/
+	[ "$status" -eq 0 ]
+	[ -f "$OUT/f/results/syscall.json" ]
+	[ -f "$OUT/f/results/loop_overhead.json" ]
+	[ ! -f "$OUT/f/results/timer_overhead.json" ]
+}
+
+@test "a hung probe is killed at the timeout and the run goes on (exit 1)" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id h tests/fixtures/specs/cli/hang.yaml \
+		tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 1 ]
+	[ "$(json "$OUT/h/results/hang.json" 'd["points"][0]["status"]')" = timeout ]
+	[ "$(json "$OUT/h/results/hang.json" 'd["points"][0]["reason"]')" = "timed out after 1s" ]
+	[ "$(json "$OUT/h/results/null.json" 'd["status"]')" = ok ]
+}
+
+@test "Ctrl-C keeps finished experiments and marks the run interrupted (exit 130)" {
+	cat > "$BATS_TEST_TMPDIR/slow.yaml" <<-YAML
+	probe: hang
+	repetitions: 1
+	iterations: 1
+	timeout: 60s
+	YAML
+	cp tests/fixtures/specs/cli/null.yaml "$BATS_TEST_TMPDIR/a_null.yaml"
+	"$RUNNER" --no-report -q -o "$OUT" --run-id c "$BATS_TEST_TMPDIR/a_null.yaml" \
+		"$BATS_TEST_TMPDIR/slow.yaml" &
+	pid=$!
+	for i in $(seq 100); do
+		[ -f "$OUT/c/results/slow.json" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -INT "$pid"
+	rc=0; wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	[ "$(json "$OUT/c/manifest.json" 'd["status"]')" = interrupted ]
+	[ "$(json "$OUT/c/results/a_null.json" 'd["status"]')" = ok ]
+	[ "$(json "$OUT/c/results/slow.json" 'd["status"]')" = interrupted ]
+	# the probe's process group is gone
+	! pgrep -f "runner.*slow.yaml" >/dev/null
+}
+
+@test "-q is quiet on stderr; -v says what it does" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id q tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	[ "$output" = "$OUT/q" ]
+	run "$RUNNER" --no-report -v -o "$OUT" --run-id v tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"point 1/1"* ]]
+}
+
+@test "make install puts a runner that works from any directory" {
+	dest="$BATS_TEST_TMPDIR/inst"
+	run make -s install DESTDIR="$dest" PREFIX=/opt/sm BUILD="$BUILD"
+	[ "$status" -eq 0 ]
+	[ -x "$dest/opt/sm/bin/runner" ]
+	[ -f "$dest/opt/sm/lib/sysmeter/probes/syscall.so" ]
+	[ -f "$dest/opt/sm/share/sysmeter/specs/syscall.yaml" ]
+	cd "$BATS_TEST_TMPDIR"
+	SYSMETER_PROBE_DIR="$dest/opt/sm/lib/sysmeter/probes" run "$dest/opt/sm/bin/runner" \
+		--no-report -q --quick -o "$BATS_TEST_TMPDIR/o2" --run-id i "$dest/opt/sm/share/sysmeter/specs/syscall.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$BATS_TEST_TMPDIR/o2/i/results/syscall.json" 'd["status"]')" = ok ]
+}

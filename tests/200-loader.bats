@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# The loader and the point executor end to end, through the runner: every
+# deliberately broken fixture probe (tests/fixtures/probes) run beside a good
+# one.  A broken probe fails its own experiment with an exact message; the
+# good experiment still runs and is ok; the run exits 1 (0 when the only
+# trouble is a skip, 2 when a probe does not exist at all: that is a spec
+# error, found before anything runs).
+
+load helpers
+
+SPECS="$BATS_TEST_DIRNAME/fixtures/specs/loader"
+
+setup() {
+	OUT="$BATS_TEST_TMPDIR/out"
+	RES="$OUT/t/results"
+}
+
+# The path the loader resolves for probe NAME: the first directory of
+# $SYSMETER_PROBE_DIR holding NAME.so.
+probe_path() {
+	local IFS=: d
+	for d in $SYSMETER_PROBE_DIR; do
+		[ -n "$d" ] && [ -f "$d/$1.so" ] && { echo "$d/$1.so"; return; }
+	done
+	echo "NOT-FOUND/$1.so"
+}
+
+# Run the good spec and the spec for fixture $1, extra runner options after.
+run_with_good() {
+	local name=$1
+	shift
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t "$@" \
+		"$SPECS/good.yaml" "$SPECS/$name.yaml"
+}
+
+# The good experiment ran and is ok, whatever its neighbour did.
+good_is_ok() {
+	[ "$(json "$RES/good.json" 'd["status"]')" = ok ]
+	[ "$(json "$RES/good.json" 'd["points"][0]["status"]')" = ok ]
+	[ "$(json "$RES/good.json" 'd["points"][0]["n"]')" = 3 ]
+}
+
+# Experiment $1 has the point status $2 and the exact reason $3.
+point_is() {
+	[ "$(json "$RES/$1.json" 'd["points"][0]["status"]')" = "$2" ]
+	[ "$(json "$RES/$1.json" 'd["points"][0]["reason"]')" = "$3" ]
+}
+
+# A probe that cannot be loaded: experiment failed with the loader's message.
+load_fails() {
+	local name=$1 msg=$2
+	run_with_good "$name"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"runner: $msg"* ]]
+	[ "$(json "$RES/$name.json" 'd["status"]')" = failed ]
+	point_is "$name" failed "$msg"
+	good_is_ok
+	[ "$(json "$OUT/t/manifest.json" 'd["status"]')" = complete ]
+	[ "$(json "$OUT/t/manifest.json" 'd["exit_code"]')" = 1 ]
+}
+
+@test "bad_abi: the ABI version is checked first" {
+	load_fails bad_abi "probe 'bad_abi': ABI version 999, runner expects 1"
+}
+
+@test "no_symbol: a probe must export the symbol named after its file" {
+	load_fails no_symbol \
+		"probe 'no_symbol': $(probe_path no_symbol) does not export the symbol 'no_symbol'"
+}
+
+@test "name_mismatch: the declared name must be the file stem" {
+	msg="probe 'name_mismatch': declares name 'other', expected 'name_mismatch'"
+	load_fails name_mismatch "$msg (the file stem)"
+}
+
+@test "no_sample: a missing required hook is refused" {
+	load_fails no_sample "probe 'no_sample': required hook 'sample' missing"
+}
+
+@test "unresolved: a probe that does not dlopen is refused with dlerror()'s text" {
+	p=$(probe_path unresolved)
+	load_fails unresolved \
+		"probe 'unresolved': cannot load $p: $p: undefined symbol: sysmeter_fixture_missing"
+}
+
+@test "runner check finds every loader error before running (exit 2, file:line:col)" {
+	for name in bad_abi no_symbol name_mismatch no_sample unresolved; do
+		run "$RUNNER" check "$SPECS/$name.yaml"
+		echo "$name: $output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"runner: $SPECS/$name.yaml:"[0-9]*:[0-9]*": probe '$name': "* ]]
+	done
+	run "$RUNNER" check "$SPECS/good.yaml"
+	[ "$status" -eq 0 ]
+}
+
+@test "a probe found nowhere is a spec error: exit 2, nothing runs" {
+	run_with_good missing
+	echo "$output"
+	[ "$status" -eq 2 ]
+	where="runner: $SPECS/missing.yaml:"
+	[[ "$output" == *"$where"[0-9]*:[0-9]*": unknown probe 'no_such_probe'"* ]]
+	[ ! -e "$RES/good.json" ]
+}
+
+@test "setup_fail: the point fails with the probe's own message" {
+	run_with_good setup_fail
+	echo "$output"
+	[ "$status" -eq 1 ]
+	point_is setup_fail failed "setup: cannot open /nonexistent: No such file or directory"
+	[ "$(json "$RES/setup_fail.json" 'd["status"]')" = failed ]
+	[ "$(json "$RES/setup_fail.json" 'len(d["points"][0]["samples"])')" = 0 ]
+	good_is_ok
+}
+
+@test "crash: SIGSEGV in sample fails the point, the run goes on" {
+	run_with_good crash
+	echo "$output"
+	[ "$status" -eq 1 ]
+	point_is crash failed "killed by signal 11 (Segmentation fault)"
+	[ "$(json "$RES/crash.json" 'd["status"]')" = failed ]
+	good_is_ok
+}
+
+@test "exits: a probe that exits fails the point" {
+	run_with_good exits
+	echo "$output"
+	[ "$status" -eq 1 ]
+	point_is exits failed "probe exited with status 3 before finishing"
+	good_is_ok
+}
+
+@test "hang: the point is killed at its timeout" {
+	SECONDS=0
+	run_with_good hang
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$SECONDS" -lt 30 ]
+	point_is hang timeout "timed out after 1s"
+	[ "$(json "$RES/hang.json" 'd["status"]')" = failed ]
+	good_is_ok
+}
+
+@test "skip: a probe that cannot run here is skipped with its reason (exit 0)" {
+	run_with_good skip
+	echo "$output"
+	[ "$status" -eq 0 ]
+	point_is skip skipped "needs a peer: none given"
+	[ "$(json "$RES/skip.json" 'd["status"]')" = skipped ]
+	[ "$(json "$RES/skip.json" 'len(d["points"][0]["samples"])')" = 0 ]
+	good_is_ok
+}
+
+@test "flaky: invalid samples are recorded with their note, never used" {
+	run_with_good flaky
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(json "$RES/flaky.json" 'd["status"]')" = ok ]
+	[ "$(json "$RES/flaky.json" 'len(d["points"][0]["samples"])')" = 7 ]
+	[ "$(json "$RES/flaky.json" 'd["points"][0]["n_invalid"]')" = 2 ]
+	[ "$(json "$RES/flaky.json" '[s["valid"] for s in d["points"][0]["samples"]]')" = \
+		"[true, true, false, true, true, false, true]" ]
+	[ "$(json "$RES/flaky.json" 'd["points"][0]["samples"][2]["note"]')" = \
+		"fixture: every third sample is invalid" ]
+	[ "$(json "$RES/flaky.json" 'd["points"][0]["n"]')" = 4 ]
+	good_is_ok
+}
+
+# PGID PID1 PID2 written by the spawner fixture: none may be left, not even
+# as a zombie (kill -0 succeeds on a zombie).
+no_strays() {
+	local pgid k1 k2 k
+	read -r pgid k1 k2 <"$1"
+	[ "$pgid" -gt 1 ]
+	[ "$k1" -gt 1 ]
+	[ "$k2" -gt 1 ]
+	for k in "$k1" "$k2"; do
+		if kill -0 "$k" 2>/dev/null; then
+			echo "stray: $(ps -o pid=,ppid=,pgid=,stat=,comm= -p "$k")"
+			return 1
+		fi
+	done
+	if ps -eo pgid= | grep -qx " *$pgid"; then
+		echo "stray in group $pgid: $(ps -eo pid=,pgid=,stat=,comm= | grep " $pgid ")"
+		return 1
+	fi
+}
+
+@test "spawner: a timeout kills the whole process group, no stray survives" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	run_with_good spawner --set "spawner.params.pidfile=$pids"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	point_is spawner timeout "timed out after 1s"
+	good_is_ok
+	[ -s "$pids" ]
+	no_strays "$pids"
+}
+
+@test "SIGTERM during a point: group killed, finished work saved, exit 130" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	"$RUNNER" --no-report -q -o "$OUT" --run-id t --set "spawner.timeout=60s" \
+		--set "spawner.params.pidfile=$pids" "$SPECS/good.yaml" "$SPECS/spawner.yaml" \
+		>"$BATS_TEST_TMPDIR/log" 2>&1 &
+	runner=$!
+	for _ in $(seq 100); do
+		[ -s "$pids" ] && break
+		sleep 0.1
+	done
+	[ -s "$pids" ]
+	# SIGTERM rather than SIGINT: a background job of a non-interactive
+	# shell starts with SIGINT ignored.
+	kill -TERM "$runner"
+	rc=0
+	wait "$runner" || rc=$?
+	cat "$BATS_TEST_TMPDIR/log"
+	[ "$rc" -eq 130 ]
+	[ "$(json "$OUT/t/manifest.json" 'd["status"]')" = interrupted ]
+	[ "$(json "$RES/spawner.json" 'd["points"][0]["status"]')" = interrupted ]
+	good_is_ok
+	no_strays "$pids"
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# Statistics end to end, on the ok_fixed fixture probe whose values are
+# known and seeded: estimates, CIs, subtraction, adaptive repetitions,
+# sweeps, determinism.
+
+load helpers
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; S=tests/fixtures/specs/stats; }
+
+r() { echo "$OUT/$1/results/$2.json"; }
+
+@test "the median of 100 ns ± 1 % lies within 1 % of 100, inside its CI" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 3 "$S/fixed.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a fixed)
+	[ "$(json "$f" 'abs(d["points"][0]["estimate"] - 100) < 1')" = true ]
+	[ "$(json "$f" 'd["points"][0]["ci"][0] <= d["points"][0]["estimate"] <= d["points"][0]["ci"][1]')" = true ]
+	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = bootstrap ]
+	[ "$(json "$f" 'd["points"][0]["n"]')" = 20 ]
+	[ "$(json "$f" 'd["points"][0]["cycles"]["estimate"] > 0')" = true ]
+}
+
+@test "the same seed reproduces samples, estimate and CI exactly" {
+	"$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 11 "$S/fixed.yaml"
+	"$RUNNER" --no-report -q -o "$OUT" --run-id b --seed 11 "$S/fixed.yaml"
+	[ "$(json "$(r a fixed)" '[d["points"][0]["estimate"], d["points"][0]["ci"]]')" = \
+	  "$(json "$(r b fixed)" '[d["points"][0]["estimate"], d["points"][0]["ci"]]')" ]
+}
+
+@test "subtract removes another experiment's per-op estimate; prediction and reference are judged" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id m "$S/minus.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r m minus)
+	[ -f "$(r m base)" ]            # pulled in from beside the spec
+	[ "$(json "$f" 'round(d["points"][0]["estimate"], 6)')" = 70.0 ]
+	[ "$(json "$f" 'round(d["points"][0]["estimate_raw"], 6)')" = 100.0 ]
+	[ "$(json "$f" 'd["points"][0]["subtracted"][0]["experiment"]')" = base ]
+	[ "$(json "$f" 'round(d["points"][0]["prediction"]["ratio"], 6)')" = 1.0 ]
+	[ "$(json "$f" 'd["points"][0]["reference"]["verdict"]')" = pass ]
+	# dependency order: base ran first
+	[ "$(json "$OUT/m/manifest.json" '[e["name"] for e in d["experiments"]]')" = '["base", "minus"]' ]
+}
+
+@test "adaptive repetitions stop once the CI is tight enough" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id ad "$S/adaptive.yaml"
+	[ "$status" -eq 0 ]
+	n=$(json "$(r ad adaptive)" 'd["points"][0]["n"]')
+	[ "$n" -ge 5 ]
+	[ "$n" -lt 200 ]
+	[ "$(json "$(r ad adaptive)" 'd["points"][0]["ci_method"]')" = t ]
+	[ "$(json "$(r ad adaptive)" '(d["points"][0]["ci"][1]-d["points"][0]["ci"][0])/2 <= 0.01*d["points"][0]["estimate"]')" = true ]
+}
+
+@test "cross sweeps expand to the cartesian product, zip pairs values" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id sw "$S/sweep.yaml" "$S/zip.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r sw sweep)" 'len(d["points"])')" = 8 ]
+	[ "$(json "$(r sw sweep)" '[p["params_text"]["base"] for p in d["points"]][:3]')" = '["10", "10", "20"]' ]
+	[ "$(json "$(r sw zip)" 'len(d["points"])')" = 3 ]
+	[ "$(json "$(r sw zip)" '[p["params_text"]["noise"] for p in d["points"]]')" = '["0", "0.01", "0.02"]' ]
+}
+
+@test "--quick cuts sweeps to at most 4 values and repetitions to 3" {
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id q --set 'sweep.params.base={from: 10, to: 100, step: 10}' "$S/sweep.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r q sweep)" 'sorted(set(p["params_text"]["base"] for p in d["points"]))')" = '["10", "100", "40", "70"]' ]
+	[ "$(json "$(r q sweep)" 'd["points"][0]["n"]')" = 3 ]
+}

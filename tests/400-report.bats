@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# 400-report: `runner report RUN` renders a checked-in fixture run (charts,
+# report.md, report.tex, report.pdf) from its JSON alone.  Golden Markdown,
+# PDF text and first page, escaping (gnuplot, LaTeX, Markdown), template
+# errors, user templates, and missing gnuplot / TeX.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+FIXTURE="$ROOT/tests/fixtures/runs/basic"
+GOLDEN="$ROOT/tests/fixtures/runs/basic.golden"
+: "${RUNNER:=$ROOT/build/runner}"
+
+have() { command -v "$1" >/dev/null 2>&1; }
+have_tex() { have latexmk || have pdflatex; }
+
+# A fresh copy of the fixture run in $1.
+copy_run() {
+	cp -R "$FIXTURE" "$1"
+}
+
+# A PATH holding only the given tools (by symlink), to play "not installed".
+path_with() {
+	local dir="$BATS_TEST_TMPDIR/bin" t
+	mkdir -p "$dir"
+	for t in "$@"; do
+		if have "$t"; then ln -sf "$(command -v "$t")" "$dir/$t"; fi
+	done
+	echo "$dir"
+}
+
+setup_file() {
+	# the full render, once: the tests below read it
+	export FULL="$BATS_FILE_TMPDIR/full"
+	cp -R "$FIXTURE" "$FULL"
+	"$RUNNER" report "$FULL" >"$BATS_FILE_TMPDIR/full.out" 2>"$BATS_FILE_TMPDIR/full.err"
+	echo $? >"$BATS_FILE_TMPDIR/full.rc"
+}
+
+@test "report: renders the fixture run, exit 0, prints the run folder" {
+	[ "$(cat "$BATS_FILE_TMPDIR/full.rc")" -eq 0 ] || { cat "$BATS_FILE_TMPDIR/full.err"; false; }
+	[ "$(cat "$BATS_FILE_TMPDIR/full.out")" = "$FULL" ] || [ ! -s "$BATS_FILE_TMPDIR/full.out" ]
+	[ -s "$FULL/report.md" ]
+	[ -s "$FULL/report.tex" ]
+}
+
+@test "report: report.md matches the golden file" {
+	have gnuplot || skip "gnuplot not installed (the golden has the charts)"
+	diff -u "$GOLDEN/report.md" "$FULL/report.md"
+}
+
+@test "report: a chart per measured experiment, none for the skipped one" {
+	have gnuplot || skip "gnuplot not installed"
+	for e in ram_access timer_overhead syscall context_switch page_fault ram_bandwidth null_overhead read_apis; do
+		[ -s "$FULL/charts/$e.gp" ]
+		[ -s "$FULL/charts/$e.dat" ]
+		[ "$(head -c 8 "$FULL/charts/$e.png" | od -An -c | tr -d ' \n')" = "211PNG\r\n032\n" ]
+		[ "$(head -c 5 "$FULL/charts/$e.pdf")" = "%PDF-" ]
+	done
+	[ ! -e "$FULL/charts/tcp_rtt.gp" ]
+	[ ! -e "$FULL/charts/tcp_rtt.png" ]
+	# the failed point is not plotted, the measured one is
+	grep -q '^0 2140' "$FULL/charts/context_switch.dat" || grep -q '^0 2\.1' "$FULL/charts/context_switch.dat"
+	[ "$(grep -vc '^#\|^$' "$FULL/charts/context_switch.dat")" -eq 1 ]
+	# one curve per series value, on a log2 size axis, from the spec's chart:
+	grep -q "index 1" "$FULL/charts/ram_access.gp"
+	grep -q "set logscale x 2" "$FULL/charts/ram_access.gp"
+	grep -q "'64MiB'" "$FULL/charts/ram_access.gp"
+	grep -q "yerrorlines" "$FULL/charts/ram_access.gp"
+	grep -q "boxerrorbars" "$FULL/charts/timer_overhead.gp"
+}
+
+@test "report: no temporary files are left behind" {
+	run find "$FULL" -name '.*' ! -name . ! -name .. -print
+	[ -z "$output" ]
+}
+
+@test "report: report.pdf has every experiment title and the summary figures" {
+	have_tex || skip "no TeX installation"
+	have pdftotext || skip "pdftotext not installed"
+	[ "$(head -c 5 "$FULL/report.pdf")" = "%PDF-" ]
+	run pdftotext "$FULL/report.pdf" -
+	[ "$status" -eq 0 ]
+	for t in "RAM access time" "Timer overhead" "System call" "Context switch" \
+		"Page fault service time" "RAM bandwidth" "TCP round trip" "Harness overhead" "Read APIs" \
+		"Summary" "Machine" "CPU and OS services" "Memory" "Network" "File system"; do
+		[[ "$output" == *"$t"* ]] || { echo "missing: $t"; false; }
+	done
+	# summary figures: predicted, measured and cycles of the system call,
+	# a knee, a time in µs and the skipped experiment
+	for f in "60.0 ns" "71.3 ns" "185" "84.9 ns" "85.2 ns" "2.14 µs" "79.3 µs" "skipped" \
+		"killed by signal 11 (Segmentation fault)" "Connection refused" \
+		"0.385 ns (TSC at 2.596 GHz, calibrated)"; do
+		[[ "$output" == *"$f"* ]] || { echo "missing: $f"; false; }
+	done
+}
+
+@test "report: pdftoppm renders page 1 of report.pdf" {
+	have_tex || skip "no TeX installation"
+	have pdftoppm || skip "pdftoppm not installed"
+	pdftoppm -r 50 -f 1 -l 1 -png "$FULL/report.pdf" "$BATS_TEST_TMPDIR/page"
+	png=$(ls "$BATS_TEST_TMPDIR"/page*.png)
+	[ -s "$png" ]
+}
+
+@test "report: no overfull box wider than 10pt in the LaTeX log" {
+	have_tex || skip "no TeX installation"
+	run awk '/Overfull \\hbox \(/ { w = $3; sub(/\(/, "", w); sub(/pt/, "", w); if (w + 0 > 10) print }' "$FULL/report.log"
+	[ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "report: LaTeX specials, Markdown pipes and backquotes come out literal" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	evil='Specials \ { } $ & # ^ _ % ~ < > a|b `cmd` -- end'
+	jq --arg t "$evil" '.title = $t | .description = ($t + "\n\nsecond paragraph")' \
+		"$R/results/read_apis.json" >"$R/x" && mv "$R/x" "$R/results/read_apis.json"
+	jq --arg t "$evil" '(.experiments[] | select(.name == "read_apis") | .title) = $t' \
+		"$R/manifest.json" >"$R/x" && mv "$R/x" "$R/manifest.json"
+	run "$RUNNER" report "$R"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# Markdown: the pipe cannot split a table cell, the rest is escaped
+	grep -qF '| Specials \\ { } $ & # ^ \_ % ~ \< \> a\|b \`cmd\` -- end (api=read) | ' "$R/report.md"
+	grep -qxF '### Specials \\ { } $ & # ^ \_ % ~ \< \> a\|b \`cmd\` -- end' "$R/report.md"
+	grep -qxF 'second paragraph' "$R/report.md"
+	if have_tex && have pdftotext; then
+		run pdftotext -layout "$R/report.pdf" -
+		[[ "$output" == *'Specials \ { } $ & # ^ _ % ~ < > a|b `cmd` -- end'* ]] ||
+			{ echo "$output" | grep -n Specials; false; }
+	fi
+}
+
+@test "report: a gnuplot system() or backquote in a title or label runs nothing" {
+	have gnuplot || skip "gnuplot not installed"
+	R="$BATS_TEST_TMPDIR/run"
+	T="$BATS_TEST_TMPDIR/pwned"
+	mkdir -p "$T"
+	copy_run "$R"
+	evil="a\`touch $T/bq\`b'; system(\"touch $T/sys\"); print '\" \`touch $T/bq2\` @x \$(touch $T/sh)"
+	jq --arg t "$evil" '.title = $t
+		| .spec.chart = {x: null, y: null, series: null, logx: null, logy: null,
+				 xlabel: $t, ylabel: $t, title: $t, kind: null}' \
+		"$R/results/syscall.json" >"$R/x" && mv "$R/x" "$R/results/syscall.json"
+	jq --arg t "$evil" '.points[].params_text.stride |= (. + $t)' \
+		"$R/results/ram_access.json" >"$R/x" && mv "$R/x" "$R/results/ram_access.json"
+	jq --arg t "$evil" '.points[].params_text.method |= (. + $t)' \
+		"$R/results/timer_overhead.json" >"$R/x" && mv "$R/x" "$R/results/timer_overhead.json"
+	run "$RUNNER" report "$R" --format md
+	[ "$status" -eq 0 ] || { echo "$output"; cat "$R/report.log"; false; }
+	run ls -A "$T"
+	[ -z "$output" ] || { echo "created: $output"; false; }
+	# the charts were drawn (the scripts parsed), with the quote doubled
+	[ -s "$R/charts/syscall.png" ]
+	[ -s "$R/charts/ram_access.png" ]
+	[ -s "$R/charts/timer_overhead.png" ]
+	grep -qF "set title 'a''touch $T/bq''b''; system(\"touch $T/sys\");" "$R/charts/syscall.gp"
+	! grep -q '`' "$R/charts/syscall.gp" "$R/charts/ram_access.gp" "$R/charts/timer_overhead.gp"
+	! grep -qi '^ *set macros' "$R/charts/"*.gp
+}
+
+@test "report --format md: only the Markdown report and its PNG charts" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	run "$RUNNER" report "$R" --format md
+	[ "$status" -eq 0 ]
+	[ -s "$R/report.md" ]
+	[ ! -e "$R/report.tex" ]
+	[ ! -e "$R/report.pdf" ]
+	if have gnuplot; then
+		[ -s "$R/charts/syscall.png" ]
+		[ ! -e "$R/charts/syscall.pdf" ]
+		diff -u "$GOLDEN/report.md" "$R/report.md"
+	fi
+}
+
+@test "report: rendering twice gives the same report.md" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	"$RUNNER" report "$R" --format md
+	cp "$R/report.md" "$BATS_TEST_TMPDIR/first.md"
+	"$RUNNER" report "$R" --format md
+	cmp "$BATS_TEST_TMPDIR/first.md" "$R/report.md"
+}
+
+@test "report --templates: a user's report.md replaces the default, the rest stays" {
+	R="$BATS_TEST_TMPDIR/run"
+	U="$BATS_TEST_TMPDIR/tpl"
+	copy_run "$R"
+	mkdir -p "$U"
+	printf '%s\n' '# {{run.host}}: {{n_experiments}} experiments' '{{#groups}}' \
+		'{{#experiments}}' '- {{title}}: {{status}}' '{{/experiments}}' '{{/groups}}' >"$U/report.md"
+	run "$RUNNER" report "$R" --format md,tex --templates "$U"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(head -1 "$R/report.md")" = "# testbox: 9 experiments" ]
+	grep -qxF -- '- Context switch: partial' "$R/report.md"
+	grep -qxF -- '- TCP round trip: skipped' "$R/report.md"
+	grep -q '\\documentclass' "$R/report.tex"
+}
+
+@test "report: a broken template names template:line, exit 2" {
+	R="$BATS_TEST_TMPDIR/run"
+	U="$BATS_TEST_TMPDIR/tpl"
+	copy_run "$R"
+	mkdir -p "$U"
+	printf '%s\n' '# {{run.host}}' '' '{{#groups}}' '## {{title}}' >"$U/report.md"
+	run "$RUNNER" report "$R" --format md --templates "$U"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: template 'report.md':3: unclosed section 'groups'"* ]]
+	printf '%s\n' '# {{run.hots}}' >"$U/report.md"
+	run "$RUNNER" report "$R" --format md --templates "$U"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: template 'report.md':1: unknown name 'run.hots'"* ]]
+}
+
+@test "report: a run folder without a manifest is an error, exit 2" {
+	run "$RUNNER" report "$BATS_TEST_TMPDIR/nothere"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: run '$BATS_TEST_TMPDIR/nothere': cannot read manifest.json: No such file or directory"* ]]
+}
+
+@test "report: without pdflatex, report.md and report.tex are written, a note says how to get the PDF, exit 0" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	P=$(path_with gnuplot)
+	PATH="$P" run "$RUNNER" report "$R"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"runner: note: pdflatex not found; install texlive-latex-base"* ]]
+	[[ "$output" == *"make deps"* ]]
+	[ -s "$R/report.md" ]
+	[ -s "$R/report.tex" ]
+	[ ! -e "$R/report.pdf" ]
+}
+
+@test "report: without gnuplot, the reports are written without pictures, exit 0" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	P=$(path_with)
+	PATH="$P" run "$RUNNER" report "$R" --format md,tex
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"runner: note: gnuplot not found; install gnuplot-nox (make deps)"* ]]
+	[ -s "$R/charts/ram_access.gp" ]
+	[ ! -e "$R/charts/ram_access.png" ]
+	! grep -q '!\[' "$R/report.md"
+	! grep -q 'sysmeterchart{' "$R/report.tex"
+	# otherwise the same report as the golden one
+	have gnuplot || return 0
+	diff <(grep -v '^!\[' "$GOLDEN/report.md" | cat -s) <(cat -s "$R/report.md")
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# Reruns and comparisons of saved runs.
+
+load helpers
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; }
+
+@test "rerun re-executes with the same seed and options into a new folder naming its origin" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 7 --set null.repetitions=3 \
+		tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	run "$RUNNER" rerun --no-report -q -o "$OUT" --run-id b "$OUT/a"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/b/manifest.json" 'd["seed"]')" = 7 ]
+	[ "$(json "$OUT/b/manifest.json" 'd["origin"]["run_id"]')" = a ]
+	[ "$(json "$OUT/b/manifest.json" 'd["options"]["set"]')" = '["null.repetitions=3"]' ]
+	[ "$(json "$OUT/b/results/null.json" 'len(d["points"][0]["samples"])')" = 4 ]
+	[ "$(json "$OUT/a/manifest.json" 'd["experiments"][0]["spec_sha256"]')" = \
+	  "$(json "$OUT/b/manifest.json" 'd["experiments"][0]["spec_sha256"]')" ]
+}
+
+@test "rerun refuses a changed probe unless --force, and says what changed" {
+	pd="$BATS_TEST_TMPDIR/probes"
+	mkdir -p "$pd"
+	cp "$BUILD/probes/null.so" "$pd/"
+	run "$RUNNER" --probe-dir "$pd" --no-report -q -o "$OUT" --run-id a tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	printf 'x' >> "$pd/null.so"     # still loads, different sha256
+	run "$RUNNER" rerun --probe-dir "$pd" --no-report -q -o "$OUT" --run-id b "$OUT/a"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"probe 'null' changed: sha256"* ]]
+	[ ! -e "$OUT/b" ]
+	run "$RUNNER" rerun --force --probe-dir "$pd" --no-report -q -o "$OUT" --run-id b "$OUT/a"
+	[ "$status" -eq 0 ]
+	[[ "$(json "$OUT/b/manifest.json" 'd["origin"]["changes"][0]')" == *"probe 'null' changed"* ]]
+}
+
+@test "rerun of a folder without a manifest is bad usage" {
+	run "$RUNNER" rerun "$BATS_TEST_TMPDIR/nothing"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"manifest.json"* ]]
+}
+
+@test "compare matches points and prints ratios and p-values" {
+	"$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 1 tests/fixtures/specs/cli/null.yaml
+	"$RUNNER" --no-report -q -o "$OUT" --run-id b --seed 2 tests/fixtures/specs/cli/null.yaml
+	run "$RUNNER" compare "$OUT/a" "$OUT/b"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"p(Welch)"* ]]
+	[[ "$output" == *"null"* ]]
+}

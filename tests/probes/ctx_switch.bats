@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# ctx_switch: the context_switch and cross_cpu_handoff specs run, their
+# results are well formed (switch, round trip and single-task overhead, the
+# CPUs of both tasks), the placement is what was asked, and the partner task
+# never survives a point, even a killed one.
+
+load ../helpers
+load watch
+
+SPEC=specs/context_switch.yaml
+CROSS=specs/cross_cpu_handoff.yaml
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; }
+
+# check_points FILE PLACEMENT: every point ok, finite positive estimate,
+# every sample valid with the metrics of its mechanism and the CPUs asked.
+check_points() {
+	python3 - "$1" "$2" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+placement = sys.argv[2]
+fin = lambda x: isinstance(x, (int, float)) and math.isfinite(x)
+assert d["schema"] == "sysmeter.result/1", d["schema"]
+assert d["status"] == "ok", d["status"]
+assert d["probe"]["unit"] == "ns"
+names = [m["name"] for m in d["probe"]["metrics"]]
+for m in ("round_trip_ns", "pipe_ns", "futex_ns", "cpu_a", "cpu_b"):
+    assert m in names, m
+assert len(d["points"]) == 4, len(d["points"])
+for p in d["points"]:
+    k, mech = p["params"]["kind"], p["params"]["mechanism"]
+    assert p["params"]["placement"] == placement
+    assert p["status"] == "ok", (k, mech, p["status"], p["reason"])
+    e = p["estimate"]
+    assert fin(e) and e > 0, (k, mech, e)
+    assert p["n"] >= 2 and p["n_invalid"] == 0, (k, mech, p["n"], p["n_invalid"])
+    own = "pipe_ns" if mech == "pipe" else "futex_ns"
+    other = "futex_ns" if mech == "pipe" else "pipe_ns"
+    for s in p["samples"]:
+        x = s["extra"]
+        assert s["valid"], (k, mech, s["note"])
+        assert fin(x["round_trip_ns"]) and fin(x[own]) and x[own] > 0, (k, mech, x)
+        assert x[other] is None, (k, mech, other, x[other])   # NaN -> null
+        # a round trip holds two sends and two receives, and more
+        assert x["round_trip_ns"] > 2 * x[own], (k, mech, x)
+        a, b = x["cpu_a"], x["cpu_b"]
+        if placement == "same":
+            assert a == b == p["placement"]["cpu"] == 0, (k, mech, a, b)
+        else:
+            assert a != b, (k, mech, a, b)
+    for m in ("round_trip_ns", own):
+        assert fin(p["extra"][m]["median"]), (k, mech, m)
+print("ok")
+PY
+}
+
+@test "ctx_switch: the specs validate" {
+	run "$RUNNER" check "$SPEC" "$CROSS"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "ctx_switch: same CPU: switch, round trip and overhead per point, both tasks on CPU 0, no stray" {
+	run_watched --quick --no-report -q -o "$OUT" --run-id t "$SPEC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run check_points "$OUT/t/results/context_switch.json" same
+	echo "$output"
+	[ "$status" -eq 0 ]
+	no_strays
+}
+
+@test "ctx_switch: the switch is the round trip less the overhead, halved" {
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t \
+		--set 'context_switch.params.mechanism=pipe' --set 'context_switch.params.kind=thread' "$SPEC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$OUT/t/results/context_switch.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["points"][0]["samples"]:
+    x = s["extra"]
+    want = (x["round_trip_ns"] - 2 * x["pipe_ns"]) / 2
+    assert abs(s["value"] - want) <= 1e-6 * abs(want) + 1e-9, (s["value"], want)
+PY
+}
+
+@test "ctx_switch: cross placement puts the tasks on two CPUs (skipped with one)" {
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t "$CROSS"
+	echo "$output"
+	res="$OUT/t/results/cross_cpu_handoff.json"
+	if [ "$(nproc)" -lt 2 ]; then
+		[ "$(json "$res" 'd["status"]')" = skipped ]
+		[[ "$(json "$res" 'd["points"][0]["reason"]')" == *"needs a second CPU"* ]]
+		return
+	fi
+	[ "$status" -eq 0 ]
+	run check_points "$res" cross
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "ctx_switch: a killed point takes its partner process with it" {
+	spec="$BATS_TEST_TMPDIR/cs_kill.yaml"
+	cat >"$spec" <<-'YAML'
+	name: cs_kill
+	probe: ctx_switch
+	params:
+	  kind: process
+	  mechanism: [pipe, futex]
+	repetitions: 1
+	warmup: 0
+	iterations: 1000000000
+	cpu: 0
+	timeout: 1s
+	YAML
+	run_watched --no-report -q -o "$OUT" --run-id t "$spec"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	res="$OUT/t/results/cs_kill.json"
+	[ "$(json "$res" '[p["status"] for p in d["points"]]')" = '["timeout", "timeout"]' ]
+	# the partners were seen alive in the points' groups ...
+	[ "$(awk '$1 != $3' "$BATS_TEST_TMPDIR/seen" | wc -l)" -ge 1 ]
+	# ... and nothing of those groups is left
+	no_strays
+}

@@ -1,0 +1,145 @@
+#!/bin/sh
+# Bench fragment for the memory probes (tools/bench.sh runs it with BUILD
+# and RUNNER in the environment).  Prints figures, asserts nothing:
+#  - the cache levels the knees finding detects on one full ram_access
+#    sweep (stride 64), beside the sizes sysfs reports;
+#  - latency in L1, L2, L3 and DRAM, read/write/copy bandwidth with 1 and
+#    all threads, and major/minor fault costs: each from 3 runs, with the
+#    run-to-run CV of the estimate (targets: latency under 2 % in L1, L2
+#    and DRAM; read bandwidth under 3 %);
+#  - when installed, sysbench's memory test and mbw beside the bandwidth
+#    (independent tools, their own conventions: see the labels).
+set -u
+: "${BUILD:=build}"
+: "${RUNNER:=$PWD/$BUILD/runner}"
+RUNS=${MEM_BENCH_RUNS:-3}
+NCPU=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sysmeter-bench-mem.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# run ID SPEC ARGS...: one quiet run into $tmp/out/ID; complains on failure.
+run() {
+	id=$1
+	shift
+	"$RUNNER" -q --no-report -o "$tmp/out" --run-id "$id" "$@" >/dev/null 2>"$tmp/err" ||
+		echo "  (runner exited $? on $*: $(head -c 300 "$tmp/err"))"
+}
+
+# table EXPERIMENT UNIT FIELD ID...: per point, the estimate of each run,
+# their median and CV, the mean of the samples (run 1) and invalid samples.
+table() {
+	python3 - "$tmp/out" "$@" <<'PY'
+import json, math, os, statistics, sys
+out, exp, unit, field, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+runs = []
+for i in ids:
+    f = os.path.join(out, i, "results", exp + ".json")
+    try:
+        runs.append(json.load(open(f)))
+    except (OSError, ValueError):
+        runs.append(None)
+keys = []
+for d in runs:
+    for p in (d or {}).get("points", []):
+        k = ";".join("%s=%s" % kv for kv in sorted(p["params_text"].items())
+                     if kv[0] not in ("hugepages", "pattern", "order"))
+        if k not in keys:
+            keys.append(k)
+print("  %-34s %s  %9s %7s  %s" % ("point", "  ".join("%9s" % ("run %d" % (n + 1)) for n in range(len(ids))),
+                                     "median", "CV", "notes"))
+for k in keys:
+    vals, notes = [], []
+    for d in runs:
+        v = None
+        for p in (d or {}).get("points", []):
+            pk = ";".join("%s=%s" % kv for kv in sorted(p["params_text"].items())
+                          if kv[0] not in ("hugepages", "pattern", "order"))
+            if pk == k:
+                v = p.get(field) if p["status"] == "ok" else None
+                if p["status"] != "ok":
+                    notes.append(p["status"])
+                if p.get("n_invalid"):
+                    notes.append("%d invalid" % p["n_invalid"])
+                if field == "estimate" and p.get("stats") and unit == "GB/s":
+                    notes.append("mean %.1f" % p["stats"]["mean"])
+                if p.get("cycles") and not notes:
+                    notes.append("%.1f ticks" % p["cycles"]["estimate"])
+        vals.append(v)
+    ok = [v for v in vals if isinstance(v, (int, float)) and math.isfinite(v)]
+    med = statistics.median(ok) if ok else float("nan")
+    cv = (statistics.stdev(ok) / statistics.mean(ok) * 100) if len(ok) > 1 and statistics.mean(ok) else float("nan")
+    print("  %-34s %s  %9.4g %6.1f%%  %s %s" % (k, "  ".join("%9.4g" % v if v is not None else "      n/a" for v in vals),
+                                               med, cv, unit, ", ".join(dict.fromkeys(notes))))
+PY
+}
+
+echo "memory: $NCPU cpus; sysfs caches of cpu0:"
+for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ -r "$d/size" ] || continue
+	echo "  L$(cat "$d/level") $(cat "$d/type") $(cat "$d/size") (shared with cpus $(cat "$d/shared_cpu_list" 2>/dev/null))"
+done
+
+# 1. The staircase once, stride 64: the levels the knee finder detects.
+t0=$(date +%s)
+run knees specs/ram_access.yaml --set ram_access.params.stride=64
+echo "ram_access full sweep (stride 64): $(($(date +%s) - t0)) s"
+python3 - "$tmp/out/knees/results/ram_access.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("  no result: %s" % e)
+    sys.exit(0)
+k = d.get("findings", {}).get("knees", {})
+for series, f in k.get("series", {}).items():
+    print("  knees (%s):" % series)
+    for lv in f.get("levels", []):
+        print("    %-7s up to %10.0f KiB  %8.2f ns" % (lv["name"], (lv["size_bytes"] or 0) / 1024, lv["latency"] or float("nan")))
+    print("    sysfs: " + ", ".join("L%s %s %d KiB" % (c["level"], c["type"], c["size_bytes"] // 1024)
+                               for c in f.get("sysfs", []) if c.get("size_bytes")))
+PY
+
+# 2. Latency at one size per level, 3 runs.
+ids=""
+for r in $(seq "$RUNS"); do
+	run "lat$r" specs/ram_access.yaml --set 'ram_access.params.size=[16KiB, 512KiB, 2MiB, 256MiB]' \
+		--set ram_access.params.stride=64
+	ids="$ids lat$r"
+done
+echo "ram_access: latency per level (ns per load; 16KiB = L1, 512KiB = L2, 2MiB = L3, 256MiB = DRAM)"
+table ram_access ns estimate $ids
+
+# 3. Bandwidth, 3 runs.
+ids=""
+for r in $(seq "$RUNS"); do
+	run "bw$r" specs/ram_bandwidth.yaml --set 'ram_bandwidth.params.op=[read, write, copy]' \
+		--set "ram_bandwidth.params.threads=[1, $NCPU]"
+	ids="$ids bw$r"
+done
+echo "ram_bandwidth: peak GB/s (estimate = max; the mean of run 1 in the notes)"
+table ram_bandwidth GB/s estimate $ids
+
+# 4. Page faults, 3 runs.
+ids=""
+for r in $(seq "$RUNS"); do
+	run "pf$r" specs/page_fault.yaml
+	ids="$ids pf$r"
+done
+echo "page_fault: us per fault"
+table page_fault us estimate $ids
+
+# 5. Independent tools, when installed.
+if command -v sysbench >/dev/null 2>&1; then
+	for op in read write; do
+		line=$(taskset -c 0 sysbench memory --threads=1 --memory-block-size=256M --memory-total-size=16G \
+			--memory-oper=$op --memory-access-mode=seq run 2>/dev/null | sed -n 's/.*(\([0-9.]*\) MiB\/sec).*/\1/p')
+		[ -n "$line" ] && awk -v m="$line" -v op=$op 'BEGIN { printf "sysbench memory %s, 1 thread, 256 MiB block: %.2f GB/s (its MiB/s x 1.048576e-3)\n", op, m * 1.048576e-3 }'
+	done
+else
+	echo "sysbench: not installed (apt-get install sysbench) - skipped"
+fi
+if command -v mbw >/dev/null 2>&1; then
+	taskset -c 0 mbw -q -n 5 -t 0 256 2>/dev/null | awk '/^AVG/ { printf "mbw memcpy, 256 MiB arrays: %.2f GB/s copied (mbw counts bytes once; x2 for the STREAM convention: %.2f)\n", $(NF-1) * 1.048576e-3, 2 * $(NF-1) * 1.048576e-3 }'
+else
+	echo "mbw: not installed (apt-get install mbw) - skipped"
+fi
