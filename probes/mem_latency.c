@@ -26,16 +26,16 @@
  *         loads (rounded up to a multiple of 16), unrolled 16 per loop
  *         iteration (`mov (%rax),%rax` x 16), timed with one pt_start/
  *         pt_stop pair; the walk resumes where the previous sample stopped
- *         and the final pointer is sunk.  The thread's CPU time
- *         (CLOCK_THREAD_CPUTIME_ID) is read around the timed region: a
- *         sample during which it was off its CPU for more than 2 % of the
- *         wall time (another task ran on the CPU; with steal-time
- *         accounting, the host ran another guest) is taken again (metric
- *         `retries`), up to 5 times, then returned flagged invalid: its
- *         time is not the loads' (metric `off_cpu_share`).  The loop's increment and branch
- *         are independent of the chain and execute in its shadow, so its
- *         cost is not on the critical path: it is not subtracted (at 16
- *         loads per iteration it would be < 0.1 cycle per load anyway).
+ *         and the final pointer is sunk.  The loop's increment and branch
+ *         do not depend on the chain and execute in its shadow, so they
+ *         are not on the critical path and nothing is subtracted (at 16
+ *         loads per iteration they would be < 0.1 cycle per load anyway).
+ *         The thread's CPU time (CLOCK_THREAD_CPUTIME_ID) is read around
+ *         the timed region: a sample during which the thread was off its
+ *         CPU for more than 2 % of the wall time (another task ran there;
+ *         with steal-time accounting, the host ran another guest) is taken
+ *         again, up to 5 times (metric `retries`), then returned flagged
+ *         invalid: its time is not the loads' (metric `off_cpu_share`).
  * Confounders: `size` is the span of the slots; with stride > 64 only one
  *         line per slot is touched, so the cache footprint is size/stride
  *         lines, and large power-of-two strides map into few cache sets
@@ -44,7 +44,9 @@
  *         on every load: the DRAM plateau includes a page walk (in a KVM
  *         guest a two-dimensional one), and `hugepages: true` separates the
  *         two; whether huge pages were really granted is the metric
- *         `hugepage_share` and a sanity flag.  A size below stride still
+ *         `hugepage_share` and a sanity flag (in a guest whose memory the
+ *         host backs with 4 KiB pages, the TLB still caches 4 KiB
+ *         translations and large working sets still miss it).  A size below stride still
  *         gets one slot (a one-line working set).  In a VM the L3 is
  *         shared with other guests: its effective size and the DRAM
  *         latency move with their load.  ns come from the calibrated TSC;

@@ -1107,7 +1107,12 @@ static void latex_error(const char *logpath, char *out, size_t len)
 
 		line[strcspn(line, "\n")] = '\0';
 		if ((p && p[11] >= '0' && p[11] <= '9') || line[0] == '!') {
+			size_t n;
+
 			strf(out, len, "%s", p ? p : line + 2);
+			n = strlen(out);
+			if (n && out[n - 1] == '.')	/* our messages end without one */
+				out[n - 1] = '\0';
 			break;
 		}
 	}
@@ -1147,7 +1152,9 @@ static int build_pdf(struct rctx *rc, int use_latexmk, char *msg, size_t msglen)
 			rc_tool = run_tool(rc, pdflatex, REPORT_LATEX_TIMEOUT / 4, msg, msglen);
 			f = rc_tool == 0 ? fopen(logpath, "r") : NULL;
 			while (f && fgets(line, sizeof line, f))
-				if (strstr(line, "Rerun") || strstr(line, "rerun LaTeX"))
+				/* not just "Rerun": the rerunfilecheck banner has it */
+				if (strstr(line, "Rerun to get") || strstr(line, "Rerun LaTeX") ||
+				    strstr(line, "Label(s) may have changed"))
 					again = 1;
 			if (f)
 				fclose(f);

@@ -151,8 +151,12 @@ static void tex_char(FILE *f, const unsigned char *s, size_t *adv)
 			return;
 		}
 	}
-	if ((cp >= 0xa1 && cp <= 0x17f) && cp != 0xad)
-		fwrite(s, 1, len, f);	/* T1 + utf8.def cover these */
+	/* T1 + utf8.def cover Latin-1 and Latin Extended-A but for these
+	   (checked against LaTeX 2022's u8: table) */
+	if (cp >= 0xa1 && cp <= 0x17f && cp != 0xad && cp != 0x126 && cp != 0x127 &&
+	    cp != 0x138 && cp != 0x13f && cp != 0x140 && cp != 0x149 && cp != 0x166 &&
+	    cp != 0x167 && cp != 0x17f)
+		fwrite(s, 1, len, f);
 	else
 		fputc('?', f);
 }

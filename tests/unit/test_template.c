@@ -165,6 +165,9 @@ int main(void)
 	is_str(out, "5 \\textmu{}s \\texttimes{} 2 \\ensuremath{\\rightarrow} \\ensuremath{\\approx} 10 \\textmu{}s; café; ?; ?",
 	       "tex: known symbols mapped, Latin-1 kept, the rest '?'");
 	free(out);
+	out = template_escape("\xc4\xa6\xc3\xa9\xc5\x81", TEMPLATE_TEX);
+	is_str(out, "?\xc3\xa9\xc5\x81", "tex: a Latin letter pdflatex lacks (U+0126) becomes '?'");
+	free(out);
 	out = template_escape("--set a--b -x", TEMPLATE_TEX);
 	is_str(out, "-{}-set a-{}-b -x", "tex: -- stays two hyphens");
 	free(out);
