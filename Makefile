@@ -58,7 +58,7 @@ $(BUILD)/probes/%.so: probes/%.c runner/probe.h runner/probe_time.h
 
 $(BUILD)/probes/bin/%: probes/bin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -o $@ $<
+	$(CC) $(CFLAGS_COMMON) -static -o $@ $<
 
 $(BUILD)/fixtures/probes/%.so: tests/fixtures/probes/%.c runner/probe.h
 	@mkdir -p $(dir $@)

@@ -44,9 +44,11 @@
  * The partner is created in setup and lives across samples; teardown stops
  * it (SIGKILL and waitpid for a process, a quit message and pthread_join for
  * a thread).  A partner process also has PR_SET_PDEATHSIG(SIGKILL) and is in
- * the point's process group, so it dies with a killed probe; should it die
- * first, A's next write fails with EPIPE (SIGPIPE is blocked in A) or its
- * read sees end of file, and the sample fails with that message.
+ * the point's process group, so it dies with a killed probe.  Should it die
+ * first, A's next pipe write fails with EPIPE (SIGPIPE is blocked in A) or
+ * its read sees end of file and the sample fails with that message; with
+ * the futex mechanism A waits until the point's timeout (a FUTEX_WAIT
+ * timeout would add a timer to every measured switch).
  *
  * Confounders: the pipe cost subtracted is that of a non-blocking pair, so
  * the wake-up work attributed to the switch includes what a wake-up costs in

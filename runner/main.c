@@ -123,11 +123,13 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
 	o.filters = calloc((size_t)argc + 1, sizeof *o.filters);
-	while ((c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1) {
-		int rc = handle_opt(c, &o, &format, &force);
-		if (rc >= 0)
-			return rc;
-	}
+	int rc = -1;
+	char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	size_t nops = 0;
+	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1)
+		rc = handle_opt(c, &o, &format, &force);
+	if (rc >= 0)
+		goto out;
 	/* Subcommands may be followed by more options: getopt stopped at the
 	   first operand ('+'), so parse again after it. */
 	const char *cmd = optind < argc ? argv[optind] : NULL;
@@ -142,8 +144,6 @@ int main(int argc, char **argv)
 	else
 		optind++;
 	/* Gather operands, allowing options between them. */
-	char **ops = calloc((size_t)argc + 1, sizeof *ops);
-	size_t nops = 0;
 	while (optind < argc) {
 		if (argv[optind][0] != '-' || strcmp(argv[optind], "-") == 0) {
 			ops[nops++] = argv[optind++];
@@ -158,12 +158,10 @@ int main(int argc, char **argv)
 					ops[nops++] = argv[optind++];
 			continue;
 		}
-		int hrc = handle_opt(c, &o, &format, &force);
-		if (hrc >= 0)
-			return hrc;
+		if ((rc = handle_opt(c, &o, &format, &force)) >= 0)
+			goto out;
 	}
 
-	int rc;
 	char err[4096];
 	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0) {
 		if (nops == 0) {
@@ -192,12 +190,14 @@ int main(int argc, char **argv)
 		} else if (!f) {
 			fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", format);
 			rc = 2;
-		} else if (report_render(ops[0], o.templates ? o.templates : report_default_templates(),
-					 f, o.verbose, err, sizeof err) < 0) {
-			fprintf(stderr, "runner: %s\n", err);
-			rc = 2;
 		} else {
-			rc = 0;
+			int r = report_render(ops[0], o.templates ? o.templates : report_default_templates(),
+					      f, o.verbose, err, sizeof err);
+			if (r < 0)
+				fprintf(stderr, "runner: %s\n", err);
+			/* A bad run folder or template is bad input; a failed
+			   write or tool is an internal error. */
+			rc = r == 0 ? 0 : r == REPORT_EINPUT ? 2 : 3;
 		}
 	} else if (strcmp(cmd, "rerun") == 0) {
 		if (nops != 1) {
@@ -214,6 +214,7 @@ int main(int argc, char **argv)
 			rc = compare_main(ops[0], ops[1]);
 		}
 	}
+out:
 	free(ops);
 	free(o.sets);
 	free(o.filters);

@@ -48,6 +48,8 @@ struct rctx {
 	int log_fd;			/* report.log, opened when a tool first runs */
 	double tsc_hz;			/* the manifest's, NAN when unknown */
 	json_t *bases;			/* chart file stems already used */
+	int have_gnuplot;
+	char chart_msg[1024];		/* the first chart that could not be drawn */
 	char *err;
 	size_t errlen;
 };
@@ -184,22 +186,28 @@ static json_t *vci(double lo, double hi)
 	return vsf("[%s, %s]", a, b);
 }
 
+/* Bytes for prose: "32 KiB", "1.5 GiB". */
+static void size_text(double bytes, char *buf, size_t len)
+{
+	char compact[64];
+	size_t i = 0;
+
+	chart_format_size(bytes, compact, sizeof compact);
+	while (compact[i] == '.' || compact[i] == '-' || (compact[i] >= '0' && compact[i] <= '9'))
+		i++;
+	if (i > 0 && compact[i])
+		strf(buf, len, "%.*s %s", (int)i, compact, compact + i);
+	else
+		strf(buf, len, "%s", compact);
+}
+
 static json_t *vsize(double bytes)
 {
-	char buf[64], *p;
+	char buf[64];
 
 	if (!isfinite(bytes))
 		return vs(DASH);
-	chart_format_size(bytes, buf, sizeof buf);
-	/* "32KiB" -> "32 KiB" in prose */
-	for (p = buf; *p && (*p == '.' || *p == '-' || (*p >= '0' && *p <= '9')); p++)
-		;
-	if (*p && p != buf) {
-		char num[64];
-
-		strf(num, sizeof num, "%.*s", (int)(p - buf), buf);
-		return vsf("%s %s", num, p);
-	}
+	size_text(bytes, buf, sizeof buf);
 	return vs(buf);
 }
 
@@ -467,7 +475,7 @@ static json_t *machine_rows(json_t *m)
 		const char *type = jstr(c, "type");
 		double lvl = jnum(c, "level");
 
-		chart_format_size(jnum(c, "size_bytes"), sz, sizeof sz);
+		size_text(jnum(c, "size_bytes"), sz, sizeof sz);
 		fprintf(f, "%sL%.0f%s %s", i ? ", " : "", lvl,
 			!type ? "" : strcmp(type, "Data") == 0 ? "d" :
 			strcmp(type, "Instruction") == 0 ? "i" : "", sz);
@@ -742,6 +750,28 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct dunit *d)
 }
 
 /* The knees finding: per series, the levels found beside sysfs's sizes. */
+/* "L1 32 KiB, L2 1 MiB, L3 32 MiB": the data/unified caches sysfs lists. */
+static json_t *vsysfs_all(json_t *sysfs)
+{
+	char *buf = NULL, sz[64];
+	size_t len = 0, i, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *sf, *out;
+
+	json_array_foreach(sysfs, i, sf) {
+		if (jstr(sf, "type") && strcmp(jstr(sf, "type"), "Instruction") == 0)
+			continue;
+		size_text(jnum(sf, "size_bytes"), sz, sizeof sz);
+		fprintf(f, "%sL%.0f %s", n++ ? ", " : "", jnum(sf, "level"), sz);
+	}
+	fclose(f);
+	out = vline(n ? buf : DASH);
+	free(buf);
+	return out;
+}
+
+/* The knees finding: per series, the levels found beside the size sysfs
+   gives for the same level; a series where no knee was found says so. */
 static json_t *vknees(json_t *knees, json_t *spec, const struct dunit *d)
 {
 	json_t *out = json_array(), *series = json_object_get(knees, "series"), *s;
@@ -762,7 +792,8 @@ static json_t *vknees(json_t *knees, json_t *spec, const struct dunit *d)
 	json_object_foreach(series, key, s) {
 		json_t *k = json_object(), *rows = json_array(), *lvl, *sysfs = json_object_get(s, "sysfs");
 
-		put(k, "series", sparam ? vsf("%s=%s", sparam, key) : vline(key));
+		/* keys are "64" or already "stride=64" */
+		put(k, "series", sparam && !strchr(key, '=') ? vsf("%s=%s", sparam, key) : vline(key));
 		json_array_foreach(json_object_get(s, "levels"), i, lvl) {
 			json_t *r = json_object(), *sf;
 			const char *name = jstr(lvl, "name");
@@ -770,6 +801,7 @@ static json_t *vknees(json_t *knees, json_t *spec, const struct dunit *d)
 			size_t j;
 			int level = 0;
 
+			put(r, "found", json_true());
 			put(r, "level", vline(name ? name : "?"));
 			put(r, "size", vsize(jnum(lvl, "size_bytes")));
 			put(r, "latency", vnum_unit(lat * d->scale, d->label));
@@ -788,11 +820,28 @@ static json_t *vknees(json_t *knees, json_t *spec, const struct dunit *d)
 			}
 			json_array_append_new(rows, r);
 		}
+		if (json_array_size(rows) == 0) {
+			json_t *r = json_object();
+
+			put(r, "found", json_false());
+			put(r, "level", vs("no knee found"));
+			put(r, "size", vs(DASH));
+			put(r, "latency", vs(DASH));
+			put(r, "cycles", vs(DASH));
+			put(r, "sysfs", vsysfs_all(sysfs));
+			json_array_append_new(rows, r);
+		}
 		put(k, "rows", rows);
 		json_array_append_new(out, k);
 	}
 	json_decref(swept);
 	return out;
+}
+
+static int point_has_value(json_t *pt)
+{
+	return jstr(pt, "status") && strcmp(jstr(pt, "status"), "ok") == 0 &&
+	       isfinite(jnum(pt, "estimate"));
 }
 
 static void summary_row(json_t *summary, const char *operation, const char *anchor,
@@ -819,7 +868,7 @@ static void summarise(json_t *summary, json_t *e, json_t *res, json_t *swept, co
 	double lo = INFINITY, hi = -INFINITY;
 
 	json_array_foreach(points, i, pt)
-		if (isfinite(jnum(pt, "estimate")) && jstr(pt, "status") && !strcmp(jstr(pt, "status"), "ok"))
+		if (point_has_value(pt))
 			n_ok++;
 	if (n_ok == 0) {
 		summary_row(summary, title, anchor, vs(DASH), vsf("%s", jstr(e, "status")), vs(DASH));
@@ -831,7 +880,7 @@ static void summarise(json_t *summary, json_t *e, json_t *res, json_t *swept, co
 		int want = isfinite(pv) || (n_ok <= 6 && !json_object_get(json_object_get(res, "findings"), "knees"));
 		char *label, *op;
 
-		if (!isfinite(est) || strcmp(jstr(pt, "status"), "ok") != 0)
+		if (!point_has_value(pt))
 			continue;
 		if (est < lo)
 			lo = est;
@@ -862,6 +911,8 @@ static void summarise(json_t *summary, json_t *e, json_t *res, json_t *swept, co
 			json_array_foreach(json_object_get(k, "rows"), j, r) {
 				char *op = NULL;
 
+				if (!json_is_true(json_object_get(r, "found")))
+					continue;
 				if (asprintf(&op, "%s: %s (%s)", title, jstr(r, "level"), jstr(k, "series")) < 0)
 					op = NULL;
 				summary_row(summary, op ? op : title, anchor, vs(DASH),
@@ -1182,17 +1233,115 @@ static int build_pdf(struct rctx *rc, int use_latexmk, char *msg, size_t msglen)
 
 /* ------------------------------------------------------------ the view */
 
-/* Make one experiment's view (and its chart files); *res_out receives the
-   parsed result.  Returns NULL with err set on a bad result file. */
-static json_t *experiment_view(struct rctx *rc, json_t *mexp, json_t *summary, int *chart_failed,
-			       char *chart_msg, size_t chart_msglen)
+/* The table rows, problems, predictions and sanity flags of one
+   experiment; returns how many points have a value. */
+static int add_points(json_t *e, json_t *points, json_t *swept, const struct dunit *d)
+{
+	json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
+	json_t *sanity = json_array(), *pt;
+	size_t i;
+	int n_ok = 0;
+
+	json_array_foreach(points, i, pt) {
+		json_t *p = vpoint(pt, swept, d), *pred = json_object_get(pt, "prediction");
+		json_t *label = json_object_get(p, "label"), *flag;
+		size_t j;
+
+		if (json_is_true(json_object_get(p, "ok"))) {
+			n_ok++;
+		} else {
+			json_t *pr = json_object();
+
+			put(pr, "point", json_incref(label));
+			put(pr, "status", vs(jstr(pt, "status") ? jstr(pt, "status") : "unknown"));
+			put(pr, "reason", vline(jstr(pt, "reason") ? jstr(pt, "reason") : "no reason recorded"));
+			json_array_append_new(problems, pr);
+		}
+		if (json_is_object(pred) && isfinite(jnum(pred, "value"))) {
+			json_t *r = json_object();
+
+			put(r, "point", json_incref(label));
+			put(r, "value", vnum_unit(jnum(pred, "value") * d->scale, d->label));
+			put(r, "cycles", isfinite(d->cyc) ? vnum(jnum(pred, "value") * d->cyc) : json_null());
+			put(r, "why", vline(jstr(pred, "why") ? jstr(pred, "why") : "no reason given"));
+			put(r, "ratio", vnum(jnum(pred, "ratio")));
+			json_array_append_new(preds, r);
+		}
+		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
+			json_t *r = json_object();
+
+			put(r, "point", json_incref(label));
+			put(r, "flag", vline(jstr(flag, "flag")));
+			put(r, "message", vline(jstr(flag, "message")));
+			json_array_append_new(sanity, r);
+		}
+		json_array_append_new(pts, p);
+	}
+	put(e, "points", pts);
+	put(e, "has_table", json_boolean(n_ok > 0));
+	put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
+	put(e, "problems", problems);
+	put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
+	put(e, "predictions", preds);
+	put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
+	put(e, "sanity", sanity);
+	return n_ok;
+}
+
+/* Write and draw the experiment's chart (when asked to, and when there is
+   something to draw) and say in e.chart which pictures exist.  A gnuplot
+   failure is remembered in rc and does not stop the report; a template
+   error does (-1). */
+static int add_chart(struct rctx *rc, json_t *e, json_t *res, const char *base,
+		     const struct dunit *d, int n_ok)
+{
+	json_t *c = json_object();
+	char png[PATH_MAX], pdf[PATH_MAX], msg[1024];
+	int want_png = !!(rc->formats & REPORT_MD), want_pdf = !!(rc->formats & REPORT_TEX);
+	int has_png = 0, has_pdf = 0;
+
+	strf(png, sizeof png, "%s/charts/%s.png", rc->run, base);
+	strf(pdf, sizeof pdf, "%s/charts/%s.pdf", rc->run, base);
+	if (n_ok > 0 && (rc->formats & REPORT_CHARTS)) {
+		struct chart_request rq = {
+			rc->run, base, res, d->label, d->scale, want_png, want_pdf, rc->dirs };
+		int w = chart_write(&rq, rc->err, rc->errlen);
+
+		if (w < 0) {
+			json_decref(c);
+			return -1;
+		}
+		if (w > 0 && rc->have_gnuplot &&
+		    draw_chart(rc, base, want_png, want_pdf, &has_png, &has_pdf, msg, sizeof msg) < 0 &&
+		    !rc->chart_msg[0])
+			strf(rc->chart_msg, sizeof rc->chart_msg, "chart '%s': %s (see %s/report.log)",
+			     jstr(e, "name"), msg, rc->run);
+	} else if (n_ok > 0) {
+		/* not redrawn: use what an earlier rendering left */
+		has_png = file_nonempty(png);
+		has_pdf = file_nonempty(pdf);
+	}
+	put(c, "png", vsf("charts/%s.png", base));
+	put(c, "pdf", vsf("charts/%s.pdf", base));
+	put(c, "script", vsf("charts/%s.gp", base));
+	put(c, "has_png", json_boolean(has_png));
+	put(c, "has_pdf", json_boolean(has_pdf));
+	put(e, "chart", c);
+	return 0;
+}
+
+/* Make one experiment's view from its manifest entry and result file, with
+   its chart, and add its rows to the summary.  Returns NULL with rc->err
+   set on a broken result file or a template error. */
+static json_t *experiment_view(struct rctx *rc, json_t *mexp, json_t *summary)
 {
 	const char *name = jstr(mexp, "name"), *rpath = jstr(mexp, "result");
-	json_t *e = json_object(), *res = NULL, *spec, *points, *swept, *pv, *pt, *arr;
+	json_t *e = json_object(), *res = NULL, *spec, *points, *swept, *pv, *pt, *arr, *knees;
 	char path[PATH_MAX], msg[512], base[128], anchor[160];
+	const char *reason;
 	struct dunit d;
 	size_t i;
-	int n_ok = 0, has_png = 0, has_pdf = 0, missing = 0;
+	int n_ok, missing = 0;
 
 	safe_name(name, base, sizeof base);
 	/* two experiments whose names differ only in unsafe characters */
@@ -1248,7 +1397,6 @@ static json_t *experiment_view(struct rctx *rc, json_t *mexp, json_t *summary, i
 	arr = vparams(spec);
 	put(e, "has_params", json_boolean(json_array_size(arr) > 0));
 	put(e, "params", arr);
-
 	arr = json_array();
 	json_array_foreach(swept, i, pt) {
 		json_t *c = json_object();
@@ -1260,117 +1408,28 @@ static json_t *experiment_view(struct rctx *rc, json_t *mexp, json_t *summary, i
 	put(e, "n_swept", vsf("%zu", json_array_size(swept)));
 	put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
 
-	/* points, their problems, predictions and sanity flags */
-	{
-		json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
-		json_t *sanity = json_array();
+	n_ok = add_points(e, points, swept, &d);
+	/* when nothing was measured, the experiment's reason or its first
+	   point's */
+	reason = jstr(res, "reason");
+	json_array_foreach(points, i, pt)
+		if (!reason && jstr(pt, "reason"))
+			reason = jstr(pt, "reason");
+	put(e, "reason", n_ok == 0 && reason ? vline(reason) : json_null());
+	put(e, "measured", json_boolean(n_ok > 0));
 
-		json_array_foreach(points, i, pt) {
-			json_t *p = vpoint(pt, swept, &d), *pred = json_object_get(pt, "prediction");
-			json_t *flag;
-			size_t j;
+	knees = json_object_get(json_object_get(res, "findings"), "knees");
+	arr = json_is_object(knees) ? vknees(knees, spec, &d) : json_array();
+	put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
+	put(e, "knees", arr);
+	put(e, "knees_param", vs(jstr(knees, "param") ? jstr(knees, "param") : "size"));
 
-			if (json_is_true(json_object_get(p, "ok")))
-				n_ok++;
-			else {
-				json_t *pr = json_object();
-
-				put(pr, "point", json_incref(json_object_get(p, "label")));
-				put(pr, "status", vs(jstr(pt, "status")));
-				put(pr, "reason", jstr(pt, "reason") ? vline(jstr(pt, "reason")) :
-				    vs("no reason recorded"));
-				json_array_append_new(problems, pr);
-			}
-			if (json_is_object(pred) && isfinite(jnum(pred, "value"))) {
-				json_t *r = json_object();
-				double ratio = jnum(pred, "ratio");
-
-				put(r, "point", json_incref(json_object_get(p, "label")));
-				put(r, "value", vnum_unit(jnum(pred, "value") * d.scale, d.label));
-				put(r, "cycles", isfinite(d.cyc) ? vnum(jnum(pred, "value") * d.cyc) : json_null());
-				put(r, "why", vline(jstr(pred, "why") ? jstr(pred, "why") : "no reason given"));
-				put(r, "ratio", isfinite(ratio) ? vnum(ratio) : vs(DASH));
-				json_array_append_new(preds, r);
-			}
-			json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
-				json_t *r = json_object();
-
-				put(r, "point", json_incref(json_object_get(p, "label")));
-				put(r, "flag", vline(jstr(flag, "flag")));
-				put(r, "message", vline(jstr(flag, "message")));
-				json_array_append_new(sanity, r);
-			}
-			json_array_append_new(pts, p);
-		}
-		put(e, "points", pts);
-		put(e, "has_table", json_boolean(n_ok > 0));
-		put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
-		put(e, "problems", problems);
-		put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
-		put(e, "predictions", preds);
-		put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
-		put(e, "sanity", sanity);
+	if (add_chart(rc, e, res, base, &d, n_ok) < 0) {
+		json_decref(e);
+		e = NULL;
+	} else {
+		summarise(summary, e, res, swept, &d);
 	}
-	/* the experiment's own reason when nothing was measured */
-	{
-		const char *reason = jstr(res, "reason");
-
-		json_array_foreach(points, i, pt)
-			if (!reason && jstr(pt, "reason"))
-				reason = jstr(pt, "reason");
-		put(e, "reason", n_ok == 0 && reason ? vline(reason) : json_null());
-		put(e, "measured", json_boolean(n_ok > 0));
-	}
-	{
-		json_t *knees = json_object_get(json_object_get(res, "findings"), "knees");
-		json_t *kv = knees ? vknees(knees, spec, &d) : json_array();
-
-		put(e, "has_knees", json_boolean(json_array_size(kv) > 0));
-		put(e, "knees", kv);
-		put(e, "knees_param", vs(jstr(knees, "param") ? jstr(knees, "param") : "size"));
-	}
-
-	/* the chart */
-	if (n_ok > 0) {
-		char png[PATH_MAX], pdf[PATH_MAX];
-		int want_png = !!(rc->formats & REPORT_MD), want_pdf = !!(rc->formats & (REPORT_TEX | REPORT_PDF));
-
-		strf(png, sizeof png, "%s/charts/%s.png", rc->run, base);
-		strf(pdf, sizeof pdf, "%s/charts/%s.pdf", rc->run, base);
-		if (rc->formats & REPORT_CHARTS) {
-			struct chart_request rq = {
-				rc->run, base, res, d.label, d.scale, want_png, want_pdf, rc->dirs };
-			int w = chart_write(&rq, rc->err, rc->errlen);
-
-			if (w < 0) {
-				json_decref(swept);
-				json_decref(res);
-				json_decref(e);
-				return NULL;
-			}
-			if (w > 0 && find_in_path("gnuplot") &&
-			    draw_chart(rc, base, want_png, want_pdf, &has_png, &has_pdf, msg, sizeof msg) < 0) {
-				if (!*chart_failed)
-					strf(chart_msg, chart_msglen, "chart '%s': %s (see %s/report.log)",
-						 name ? name : base, msg, rc->run);
-				*chart_failed = 1;
-			}
-		} else {
-			has_png = file_nonempty(png);
-			has_pdf = file_nonempty(pdf);
-		}
-	}
-	{
-		json_t *c = json_object();
-
-		put(c, "png", vsf("charts/%s.png", base));
-		put(c, "pdf", vsf("charts/%s.pdf", base));
-		put(c, "script", vsf("charts/%s.gp", base));
-		put(c, "has_png", json_boolean(has_png));
-		put(c, "has_pdf", json_boolean(has_pdf));
-		put(e, "chart", c);
-	}
-	summarise(summary, e, res, swept, &d);
 	json_decref(swept);
 	json_decref(res);
 	return e;
@@ -1408,8 +1467,7 @@ static json_t *run_view(struct rctx *rc, json_t *man)
 	return m;
 }
 
-static json_t *build_view(struct rctx *rc, json_t *man, int *chart_failed, char *chart_msg,
-			  size_t chart_msglen)
+static json_t *build_view(struct rctx *rc, json_t *man)
 {
 	json_t *view = json_object(), *groups = json_array(), *all = json_array(), *summary = json_array();
 	json_t *exps = json_object_get(man, "experiments"), *mexp, *e, *g;
@@ -1422,7 +1480,7 @@ static json_t *build_view(struct rctx *rc, json_t *man, int *chart_failed, char 
 	json_array_foreach(exps, i, mexp) {
 		const char *gname, *st;
 
-		e = experiment_view(rc, mexp, summary, chart_failed, chart_msg, chart_msglen);
+		e = experiment_view(rc, mexp, summary);
 		if (!e)
 			goto fail;
 		gname = jstr(e, "group") && *jstr(e, "group") ? jstr(e, "group") : "other";
@@ -1552,8 +1610,8 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 {
 	struct rctx rc;
 	json_t *man = NULL, *view = NULL;
-	char path[PATH_MAX], msg[512], chart_msg[1024] = "";
-	int ret = 0, chart_failed = 0, have_gnuplot, missing;
+	char path[PATH_MAX], msg[1024];
+	int ret = 0, missing;
 	struct stat st;
 
 	memset(&rc, 0, sizeof rc);
@@ -1578,7 +1636,9 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 				return REPORT_EINPUT;
 			}
 			rc.dirs[n++] = templates_dir;
-			rc.user_templates = 1;
+			/* main passes the default set explicitly when there is no
+			   --templates: only another folder is the user's */
+			rc.user_templates = strcmp(templates_dir, def) != 0;
 		}
 		if (!templates_dir || strcmp(templates_dir, def) != 0)
 			rc.dirs[n++] = def;
@@ -1600,7 +1660,7 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 	}
 	rc.tsc_hz = jnum(json_object_get(man, "machine"), "tsc_hz");
 
-	have_gnuplot = find_in_path("gnuplot");
+	rc.have_gnuplot = find_in_path("gnuplot");
 	if (rc.formats & REPORT_CHARTS) {
 		strf(path, sizeof path, "%s/charts", run_dir);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
@@ -1608,17 +1668,19 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 			ret = REPORT_EFAIL;
 			goto out;
 		}
-		if (!have_gnuplot)
+		if (!rc.have_gnuplot)
 			fprintf(stderr, "runner: note: gnuplot not found; install gnuplot-nox (make deps) "
 				"to get the charts (their scripts are in %s/charts)\n", run_dir);
 	}
-	view = build_view(&rc, man, &chart_failed, chart_msg, sizeof chart_msg);
+	view = build_view(&rc, man);
 	if (!view) {
+		/* a broken template or result file is the user's input; a chart
+		   that cannot be written ("chart 'x': cannot write ...") is not */
 		ret = strncmp(err, "template", 8) == 0 || strncmp(err, "run", 3) == 0 ?
 			REPORT_EINPUT : REPORT_EFAIL;
 		goto out;
 	}
-	put(view, "charts_drawn", json_boolean(have_gnuplot && (rc.formats & REPORT_CHARTS)));
+	put(view, "charts_drawn", json_boolean(rc.have_gnuplot && (rc.formats & REPORT_CHARTS)));
 
 	if ((rc.formats & REPORT_MD) && (ret = render_one(&rc, view, "report.md", TEMPLATE_MD)) < 0)
 		goto out;
@@ -1640,8 +1702,8 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 			fprintf(stderr, "runner: report: wrote %s/report.pdf\n", run_dir);
 		}
 	}
-	if (chart_failed) {
-		seterr(err, errlen, "run '%s': %s", run_dir, chart_msg);
+	if (rc.chart_msg[0]) {
+		seterr(err, errlen, "run '%s': %s", run_dir, rc.chart_msg);
 		ret = rc.user_templates ? REPORT_EINPUT : REPORT_EFAIL;
 	}
 out:

@@ -451,12 +451,12 @@ static void on_sample(void *arg, const struct point_result *r)
 	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : NAN;
 	double el = now_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
 	double eta = per * (double)(pg->total_all - pg->done_all);
+	char eta_txt[32] = "?";
+	if (isfinite(eta))
+		snprintf(eta_txt, sizeof eta_txt, "%.0fs", eta);
 	fprintf(stderr, "\r\033[K%s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
 		pg->x->spec.name, pg->point + 1, pg->npoints, mean,
-		n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n,
-		isfinite(eta) ? "" : "?");
-	if (isfinite(eta))
-		fprintf(stderr, "\b%.0fs", eta);
+		n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
 	fflush(stderr);
 }
 

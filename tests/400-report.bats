@@ -9,8 +9,30 @@ FIXTURE="$ROOT/tests/fixtures/runs/basic"
 GOLDEN="$ROOT/tests/fixtures/runs/basic.golden"
 : "${RUNNER:=$ROOT/build/runner}"
 
+# `&` in ${var//pat/rep} must stay literal (bash 5.2 made it the match)
+shopt -u patsub_replacement 2>/dev/null || true
+
 have() { command -v "$1" >/dev/null 2>&1; }
 have_tex() { have latexmk || have pdflatex; }
+
+# A string as a JSON string literal's inside.
+json_escape() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	printf '%s' "$s"
+}
+
+# Replace every occurrence of the text $2 by $3 in file $1 (no jq needed:
+# the fixture's JSON is laid out by us).
+replace_in() {
+	local content
+	content=$(<"$1")
+	[[ "$content" == *"$2"* ]] || { echo "replace_in: '$2' not in $1" >&2; return 1; }
+	content=${content//"$2"/"$3"}
+	printf '%s\n' "$content" >"$1"
+}
 
 # A fresh copy of the fixture run in $1.
 copy_run() {
@@ -111,16 +133,17 @@ setup_file() {
 	R="$BATS_TEST_TMPDIR/run"
 	copy_run "$R"
 	evil='Specials \ { } $ & # ^ _ % ~ < > a|b `cmd` -- end'
-	jq --arg t "$evil" '.title = $t | .description = ($t + "\n\nsecond paragraph")' \
-		"$R/results/read_apis.json" >"$R/x" && mv "$R/x" "$R/results/read_apis.json"
-	jq --arg t "$evil" '(.experiments[] | select(.name == "read_apis") | .title) = $t' \
-		"$R/manifest.json" >"$R/x" && mv "$R/x" "$R/manifest.json"
+	ev=$(json_escape "$evil")
+	replace_in "$R/results/read_apis.json" '"title": "Read APIs"' "\"title\": \"$ev\""
+	replace_in "$R/results/read_apis.json" '"description": "read(2)' "\"description\": \"$ev\\n\\nsecond paragraph. read(2)"
+	replace_in "$R/manifest.json" '"title": "Read APIs"' "\"title\": \"$ev\""
 	run "$RUNNER" report "$R"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	# Markdown: the pipe cannot split a table cell, the rest is escaped
 	grep -qF '| Specials \\ { } $ & # ^ \_ % ~ \< \> a\|b \`cmd\` -- end (api=read) | ' "$R/report.md"
 	grep -qxF '### Specials \\ { } $ & # ^ \_ % ~ \< \> a\|b \`cmd\` -- end' "$R/report.md"
-	grep -qxF 'second paragraph' "$R/report.md"
+	# the description keeps its paragraphs
+	grep -q '^second paragraph\. read(2), fread(3)' "$R/report.md"
 	if have_tex && have pdftotext; then
 		run pdftotext -layout "$R/report.pdf" -
 		[[ "$output" == *'Specials \ { } $ & # ^ _ % ~ < > a|b `cmd` -- end'* ]] ||
@@ -135,14 +158,12 @@ setup_file() {
 	mkdir -p "$T"
 	copy_run "$R"
 	evil="a\`touch $T/bq\`b'; system(\"touch $T/sys\"); print '\" \`touch $T/bq2\` @x \$(touch $T/sh)"
-	jq --arg t "$evil" '.title = $t
-		| .spec.chart = {x: null, y: null, series: null, logx: null, logy: null,
-				 xlabel: $t, ylabel: $t, title: $t, kind: null}' \
-		"$R/results/syscall.json" >"$R/x" && mv "$R/x" "$R/results/syscall.json"
-	jq --arg t "$evil" '.points[].params_text.stride |= (. + $t)' \
-		"$R/results/ram_access.json" >"$R/x" && mv "$R/x" "$R/results/ram_access.json"
-	jq --arg t "$evil" '.points[].params_text.method |= (. + $t)' \
-		"$R/results/timer_overhead.json" >"$R/x" && mv "$R/x" "$R/results/timer_overhead.json"
+	ev=$(json_escape "$evil")
+	replace_in "$R/results/syscall.json" '"title": "System call"' "\"title\": \"$ev\""
+	replace_in "$R/results/syscall.json" '"chart": null' \
+		"\"chart\": {\"x\": null, \"y\": null, \"series\": null, \"logx\": null, \"logy\": null, \"xlabel\": \"$ev\", \"ylabel\": \"$ev\", \"title\": \"$ev\", \"kind\": null}"
+	replace_in "$R/results/ram_access.json" '"stride": "64"' "\"stride\": \"64$ev\""
+	replace_in "$R/results/timer_overhead.json" '"method": "rdtscp"' "\"method\": \"rdtscp$ev\""
 	run "$RUNNER" report "$R" --format md
 	[ "$status" -eq 0 ] || { echo "$output"; cat "$R/report.log"; false; }
 	run ls -A "$T"
