@@ -17,7 +17,13 @@
  *         mod ncpus, and allocates and first-touches its own slice (and,
  *         for copy/memcpy, its own source slice of the same size) so the
  *         memory is local to it.  One operation (`iterations` counts them)
- *         is one pass of every thread over its slice.  The threads are
+ *         is one 64 KiB block per thread (for memset and memcpy, which
+ *         choose their method by size, the whole slice in one call): each
+ *         thread streams through its slice as a ring, a sample going on
+ *         where the previous one stopped, so a sample can be short (a few
+ *         ms, inside one scheduler slice) and still read memory last
+ *         touched a whole slice ago: with the default size, from DRAM.
+ *         The threads are
  *         released together: they block on a barrier, then spin until the
  *         last one is ready and the sampling thread says go; the sample is
  *         the time from the earliest thread's start to the latest thread's
@@ -29,9 +35,11 @@
  *         The loops use SSE2 intrinsics (baseline x86-64, no -march
  *         needed): read sums 16-byte loads into 4 independent accumulators
  *         (128 bytes per iteration) and the sum is sunk and checked by
- *         sanity(); write stores 16-byte vectors; write_nt uses
- *         _mm_stream_si128 (movntdq) and an sfence before the clock stops;
- *         copy is a load/store pair per 16 bytes.  The compiler must assume
+ *         sanity() against the pattern the slice holds; write stores
+ *         16-byte vectors; write_nt uses _mm_stream_si128 (movntdq) and an
+ *         sfence before the clock stops; copy is a load/store pair per 16
+ *         bytes; sanity() finds what they wrote in the destination, which
+ *         started as zeroes.  The compiler must assume
  *         the written memory is read afterwards (pt_escape), and the loops
  *         are kept from being turned into libc calls, so the figure is the
  *         loop as written; memset/memcpy measure glibc's own (AVX2/ERMS)
@@ -66,6 +74,14 @@
 
 #define MB_MAX_THREADS 256
 #define MB_CHUNK 256		/* slice sizes are a multiple of this */
+#define MB_BLOCK (64u << 10)	/* one operation: this many bytes per thread */
+#define MB_SET_BYTE 0x5a	/* what memset writes */
+/* The source of copy/memcpy starts this far into its mapping, so that the
+   source and the destination are not a power of two apart (two freshly
+   mapped arrays of 2^k bytes lie exactly 2^k apart, and may then pair
+   lines that fall into the same cache sets and DRAM banks): a precaution,
+   as STREAM's OFFSET. */
+#define MB_SRC_SKEW (17 * 4096 + 3 * 64)
 #define MB_PATTERN 0x0000000100000001ull	/* not a byte splat: never a memset */
 
 enum mb_op { MB_READ, MB_WRITE, MB_WRITE_NT, MB_COPY, MB_MEMSET, MB_MEMCPY };
@@ -82,9 +98,12 @@ struct mb_thread {
 	pthread_t tid;
 	int started;
 	char *dst, *src;	/* slices (src only for copy/memcpy) */
-	size_t bytes;		/* slice size */
-	uint64_t sum;		/* read: accumulated over all passes */
-	uint64_t passes;	/* passes done */
+	char *src_map;		/* src's mapping: src - MB_SRC_SKEW */
+	size_t bytes;		/* slice size: a multiple of block */
+	size_t block;		/* bytes per operation: MB_BLOCK, or the slice */
+	size_t pos;		/* where the next block starts (a ring) */
+	uint64_t sum;		/* read: accumulated over all blocks */
+	uint64_t blocks;	/* blocks done */
 	uint64_t t0, t1;	/* ns, CLOCK_MONOTONIC_RAW */
 	uint64_t c0, c1;	/* ns of this thread's CPU time */
 	int err;		/* setup error (errno) */
@@ -243,7 +262,6 @@ static MB_NO_LIBCALL void mb_write_nt(char *p, size_t n)
 		_mm_stream_si128(v + 6, x);
 		_mm_stream_si128(v + 7, x);
 	}
-	_mm_sfence();	/* the stores are done before the clock stops */
 }
 
 static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
@@ -305,30 +323,36 @@ static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
 }
 #endif
 
-/* One pass of thread t over its slice. */
-static void mb_pass(struct mb_thread *t, enum mb_op op, uint64_t pass)
+/* One operation of thread t: the next block of its slice (a ring). */
+static void mb_block(struct mb_thread *t, enum mb_op op)
 {
+	char *d = t->dst + t->pos;
+	const char *src = t->src ? t->src + t->pos : NULL;
+
 	switch (op) {
 	case MB_READ:
-		t->sum += mb_read(t->dst, t->bytes);
+		t->sum += mb_read(d, t->block);
 		break;
 	case MB_WRITE:
-		mb_write(t->dst, t->bytes);
+		mb_write(d, t->block);
 		break;
 	case MB_WRITE_NT:
-		mb_write_nt(t->dst, t->bytes);
+		mb_write_nt(d, t->block);
 		break;
 	case MB_COPY:
-		mb_copy(t->dst, t->src, t->bytes);
+		mb_copy(d, src, t->block);
 		break;
 	case MB_MEMSET:
-		memset(t->dst, (int)(pass & 0x7f) + 1, t->bytes);
+		memset(d, MB_SET_BYTE, t->block);
 		break;
 	case MB_MEMCPY:
-		memcpy(t->dst, t->src, t->bytes);
+		memcpy(d, src, t->block);
 		break;
 	}
-	pt_escape(t->dst);
+	pt_escape(d);
+	t->pos += t->block;
+	if (t->pos >= t->bytes)
+		t->pos = 0;
 }
 
 /* ---- threads ----------------------------------------------------------- */
@@ -355,12 +379,12 @@ static char *mb_alloc(size_t bytes, int huge)
 	return p;
 }
 
-static void mb_fill(char *p, size_t n)
+static void mb_fill(char *p, size_t n, uint64_t value)
 {
 	uint64_t *v = (uint64_t *)p;
 
 	for (size_t i = 0; i < n / 8; i++)
-		v[i] = MB_PATTERN;
+		v[i] = value;
 }
 
 /* Pin, allocate and first-touch this thread's slices (runs on its CPU). */
@@ -378,14 +402,17 @@ static int mb_thread_init(struct mb_thread *t)
 		snprintf(t->what, sizeof(t->what), "mmap %zu bytes", t->bytes);
 		return errno;
 	}
-	mb_fill(t->dst, t->bytes);
+	/* What is read holds the pattern; what is written starts as zeroes,
+	   so sanity() can see the writes. */
+	mb_fill(t->dst, t->bytes, st->op == MB_READ ? MB_PATTERN : 0);
 	if (st->op == MB_COPY || st->op == MB_MEMCPY) {
-		t->src = mb_alloc(t->bytes, st->hugepages);
+		t->src_map = mb_alloc(t->bytes + MB_SRC_SKEW, st->hugepages);
+		t->src = t->src_map ? t->src_map + MB_SRC_SKEW : NULL;
 		if (!t->src) {
 			snprintf(t->what, sizeof(t->what), "mmap %zu bytes", t->bytes);
 			return errno;
 		}
-		mb_fill(t->src, t->bytes);
+		mb_fill(t->src, t->bytes, MB_PATTERN);
 	}
 	return 0;
 }
@@ -399,15 +426,19 @@ static inline void mb_relax(void)
 
 static void mb_run(struct mb_thread *t, uint64_t iterations)
 {
-	uint64_t passes = t->passes;
+	enum mb_op op = t->st->op;
 
 	t->c0 = mb_cpu_ns();
 	t->t0 = pt_clock_ns();
 	for (uint64_t i = 0; i < iterations; i++)
-		mb_pass(t, t->st->op, passes + i);
+		mb_block(t, op);
+#if defined(__x86_64__)
+	if (op == MB_WRITE_NT)
+		_mm_sfence();	/* the streamed stores are done before the clock stops */
+#endif
 	t->t1 = pt_clock_ns();
 	t->c1 = mb_cpu_ns();
-	t->passes = passes + iterations;
+	t->blocks += iterations;
 }
 
 static void *mb_worker(void *arg)
@@ -480,6 +511,8 @@ static int mb_setup(const struct probe_params *p, const struct probe_host *h,
 	st->nthreads = n;
 	st->hugepages = probe_num(p, "hugepages") != 0;
 	st->slice = (size_t)(size / n) / MB_CHUNK * MB_CHUNK;
+	if (st->slice > MB_BLOCK)
+		st->slice = st->slice / MB_BLOCK * MB_BLOCK;
 	if (st->slice == 0) {
 		snprintf(err, errlen, "size %.0f is too small for %d threads (%d bytes each "
 			 "at least)", size, n, MB_CHUNK);
@@ -495,6 +528,11 @@ static int mb_setup(const struct probe_params *p, const struct probe_host *h,
 		st->th[i].st = st;
 		st->th[i].index = i;
 		st->th[i].bytes = st->slice;
+		/* libc's routines pick their method by size (glibc streams
+		   with non-temporal stores above a threshold near the LLC
+		   size): they get the whole slice in one call. */
+		st->th[i].block = st->slice < MB_BLOCK || st->op == MB_MEMSET ||
+				  st->op == MB_MEMCPY ? st->slice : MB_BLOCK;
 		st->th[i].cpu = h->cpu >= 0 && h->ncpus > 0 ? (h->cpu + i) % h->ncpus : -1;
 	}
 	if (n > 1) {
@@ -528,14 +566,15 @@ static int mb_setup(const struct probe_params *p, const struct probe_host *h,
 
 static int mb_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
 {
-	(void)state;
+	const struct mb_state *st = state;
+
 	(void)err;
 	(void)errlen;
-	*iterations = 1;
+	*iterations = st->th[0].block < st->slice ? 16 : 1;	/* about 1 MiB, or a pass */
 	return 0;
 }
 
-/* Run every thread over its slice `iterations` times, all starting together. */
+/* Run every thread over `iterations` blocks of its slice, all starting together. */
 static void mb_once(struct mb_state *st, uint64_t iterations)
 {
 	if (st->nthreads == 1) {
@@ -594,7 +633,7 @@ static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			}
 		}
 	} while (off > MB_MAX_OFF_CPU && ++tries < MB_TRIES);
-	bytes = (double)st->slice * st->nthreads * (double)iterations;
+	bytes = (double)st->th[0].block * st->nthreads * (double)iterations;
 	if (st->op == MB_COPY || st->op == MB_MEMCPY)
 		bytes *= 2;
 	if (last <= first) {
@@ -614,20 +653,25 @@ static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	return 0;
 }
 
-/* Did every byte really move?  read: the sum of all 64-bit words over all
-   passes; write/copy: the pattern at the first, middle and last word. */
+/* Did every byte really move?  read: the sum of all 64-bit words of all
+   the blocks read; the writing ops: the last block written holds what they
+   write (the destination started as zeroes). */
 static int mb_sanity(void *state, char *err, size_t errlen)
 {
 	const struct mb_state *st = state;
 
 	for (int i = 0; i < st->nthreads; i++) {
 		const struct mb_thread *t = &st->th[i];
-		const uint64_t *w = (const uint64_t *)t->dst;
-		size_t nw = t->bytes / 8;
+		size_t last = (t->pos ? t->pos : t->bytes) - t->block;
+		const uint64_t *w = (const uint64_t *)(t->dst + last);
+		const unsigned char *b = (const unsigned char *)(t->dst + last);
+		size_t nw = t->block / 8;
 
+		if (t->blocks == 0)
+			continue;
 		switch (st->op) {
 		case MB_READ: {
-			uint64_t want = t->passes * nw * MB_PATTERN;
+			uint64_t want = t->blocks * nw * MB_PATTERN;
 
 			if (t->sum != want) {
 				snprintf(err, errlen, "thread %d read sum %#llx, expected %#llx",
@@ -641,22 +685,17 @@ static int mb_sanity(void *state, char *err, size_t errlen)
 		case MB_WRITE_NT:
 		case MB_COPY:
 		case MB_MEMCPY:
-			if (w[0] != MB_PATTERN || w[nw / 2] != MB_PATTERN ||
-			    w[nw - 1] != MB_PATTERN) {
+			if (w[0] != MB_PATTERN || w[nw - 1] != MB_PATTERN) {
 				snprintf(err, errlen, "thread %d: the written pattern is missing", i);
 				return -1;
 			}
 			break;
-		case MB_MEMSET: {
-			const unsigned char *b = (const unsigned char *)t->dst;
-			unsigned char c = (unsigned char)(((t->passes - 1) & 0x7f) + 1);
-
-			if (t->passes && (b[0] != c || b[t->bytes - 1] != c)) {
+		case MB_MEMSET:
+			if (b[0] != MB_SET_BYTE || b[t->block - 1] != MB_SET_BYTE) {
 				snprintf(err, errlen, "thread %d: memset's byte is missing", i);
 				return -1;
 			}
 			break;
-		}
 		}
 	}
 	return 0;
@@ -689,8 +728,8 @@ static void mb_teardown(void *state)
 		for (int i = 0; i < st->nthreads; i++) {
 			if (st->th[i].dst)
 				munmap(st->th[i].dst, st->th[i].bytes);
-			if (st->th[i].src)
-				munmap(st->th[i].src, st->th[i].bytes);
+			if (st->th[i].src_map)
+				munmap(st->th[i].src_map, st->th[i].bytes + MB_SRC_SKEW);
 		}
 	free(st->th);
 	free(st);

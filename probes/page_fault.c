@@ -341,7 +341,7 @@ static int pf_calibrate(void *state, uint64_t *iterations, char *err, size_t err
 
 	(void)err;
 	(void)errlen;
-	*iterations = st->major ? 64 : 1024;
+	*iterations = st->major ? 128 : 1024;
 	if (*iterations > st->npages)
 		*iterations = st->npages;
 	return 0;

@@ -454,9 +454,13 @@ static void on_sample(void *arg, const struct point_result *r)
 	char eta_txt[32] = "?";
 	if (isfinite(eta))
 		snprintf(eta_txt, sizeof eta_txt, "%.0fs", eta);
-	fprintf(stderr, "\r\033[K%s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
-		pg->x->spec.name, pg->point + 1, pg->npoints, mean,
-		n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
+	if (n == 0)
+		fprintf(stderr, "\r\033[K%s  point %zu/%zu  warming up  ETA %s", pg->x->spec.name,
+			pg->point + 1, pg->npoints, eta_txt);
+	else
+		fprintf(stderr, "\r\033[K%s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
+			pg->x->spec.name, pg->point + 1, pg->npoints, mean,
+			n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
 	fflush(stderr);
 }
 

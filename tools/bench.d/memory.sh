@@ -26,7 +26,8 @@ run() {
 }
 
 # table EXPERIMENT UNIT FIELD ID...: per point, the estimate of each run,
-# their median and CV, the mean of the samples (run 1) and invalid samples.
+# their median and CV; notes: invalid samples, TSC ticks (ns) or the mean
+# of the samples (GB/s) of each run.
 table() {
 	python3 - "$tmp/out" "$@" <<'PY'
 import json, math, os, statistics, sys
@@ -60,10 +61,12 @@ for k in keys:
                     notes.append(p["status"])
                 if p.get("n_invalid"):
                     notes.append("%d invalid" % p["n_invalid"])
-                if field == "estimate" and p.get("stats") and unit == "GB/s":
-                    notes.append("mean %.1f" % p["stats"]["mean"])
-                if p.get("cycles") and not notes:
-                    notes.append("%.1f ticks" % p["cycles"]["estimate"])
+                mean = (p.get("stats") or {}).get("mean")
+                if unit == "GB/s" and mean is not None:
+                    notes.append("mean %.1f" % mean)
+                cyc = (p.get("cycles") or {}).get("estimate")
+                if unit == "ns" and cyc is not None:
+                    notes.append("%.1f ticks" % cyc)
         vals.append(v)
     ok = [v for v in vals if isinstance(v, (int, float)) and math.isfinite(v)]
     med = statistics.median(ok) if ok else float("nan")
@@ -116,7 +119,7 @@ for r in $(seq "$RUNS"); do
 		--set "ram_bandwidth.params.threads=[1, $NCPU]"
 	ids="$ids bw$r"
 done
-echo "ram_bandwidth: peak GB/s (estimate = max; the mean of run 1 in the notes)"
+echo "ram_bandwidth: peak GB/s (estimate = max; each run's mean in the notes)"
 table ram_bandwidth GB/s estimate $ids
 
 # 4. Page faults, 3 runs.
