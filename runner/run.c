@@ -170,6 +170,34 @@ static void suggest_probe(const char *name, char *buf, size_t len)
 	free(names);
 }
 
+/* Apply a spec's own `quick:` assignments to it (under --quick, or to a
+   throw-away copy to validate them).  Errors name the entry's position. */
+static int apply_quick(struct spec *s, char *err, size_t errlen)
+{
+	size_t n = s->n_quick;
+	char **a = calloc(n + 1, sizeof *a);
+	struct spec_pos *pos = calloc(n + 1, sizeof *pos);
+	char *file = strdup(s->file), msg[1024];
+	int rc = 0;
+
+	/* spec_override replaces *s: keep our own copies. */
+	for (size_t i = 0; i < n; i++) {
+		a[i] = strdup(s->quick[i]);
+		pos[i] = s->quick_pos[i];
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (spec_override(s, a[i], msg, sizeof msg) < 0) {
+			snprintf(err, errlen, "%s:%d:%d: quick: %s", file, pos[i].line, pos[i].col, msg);
+			rc = -1;
+		}
+	for (size_t i = 0; i < n; i++)
+		free(a[i]);
+	free(a);
+	free(pos);
+	free(file);
+	return rc;
+}
+
 /* Load, override, filter, resolve probes, bind, plan: everything that can
    reject the input.  Returns 0 or 2 (message printed). */
 static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct exp **out,
@@ -185,6 +213,11 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 			goto bad;
 		}
 		e[n].loaded = 1;
+		if (o->quick && apply_quick(&e[n].spec, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: %s\n", err);
+			n++;
+			goto bad;
+		}
 		struct exp *dup = find_exp(e, n, e[n].spec.name);
 		if (dup) {
 			fprintf(stderr, "runner: %s: experiment '%s' is also defined in %s\n",
@@ -230,6 +263,10 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 			}
 			e[n].loaded = e[n].selected = 1;
 			n++;
+			if (o->quick && apply_quick(&e[n - 1].spec, err, sizeof err) < 0) {
+				fprintf(stderr, "runner: %s\n", err);
+				goto bad;
+			}
 			/* --set for it was already rejected if it named it; apply '*'. */
 		}
 	}
@@ -264,6 +301,19 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 			continue;	/* recorded as a failed experiment when run */
 		}
 		e[i].probe_ok = 1;
+		if (s->n_quick) {
+			/* Validate the quick profile on a copy, whether or not this
+			   is a quick run, so its errors name its own lines. */
+			struct spec q;
+			int bad = spec_load(s->file, &q, err, sizeof err) < 0 ||
+				  spec_bind(&q, e[i].lp.p, err, sizeof err) < 0 ||
+				  apply_quick(&q, err, sizeof err) < 0;
+			spec_free(&q);
+			if (bad) {
+				fprintf(stderr, "runner: %s\n", err);
+				goto bad;
+			}
+		}
 		if (spec_bind(s, e[i].lp.p, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: %s\n", err);
 			goto bad;

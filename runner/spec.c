@@ -288,5 +288,7 @@ void spec_free(struct spec *s)
 	free(s->chart.kind);
 	free_strs(s->findings, s->n_findings);
 	free_strs(s->overrides, s->n_overrides);
+	free_strs(s->quick, s->n_quick);
+	free(s->quick_pos);
 	memset(s, 0, sizeof(*s));
 }

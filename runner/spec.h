@@ -115,6 +115,10 @@ struct spec {
 	   A node that came from override k has pos {line 0, col k}; messages
 	   then name "--set NAME.ASSIGNMENT" instead of file:line:col. */
 	char **overrides; size_t n_overrides;
+	/* `quick:` - assignments in --set syntax ("params.size={from: 1KiB,
+	   to: 64MiB, factor: 2}") that the runner applies under --quick, before
+	   the command line's --set; quick_pos is each key's position. */
+	char **quick; struct spec_pos *quick_pos; size_t n_quick;
 };
 
 /* Defaults (design §3). */

@@ -837,15 +837,67 @@ out:
 	return rc;
 }
 
+/*
+ * quick: {params.size: {from: 1KiB, to: 64MiB, factor: 2}, repetitions: 3}
+ * Each entry becomes a --set style assignment applied only under --quick.
+ * A value is kept as the text the user wrote, so it must be a scalar or a
+ * flow collection (one line of YAML); the runner reports its errors at the
+ * entry's position.
+ */
+static int h_quick(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+{
+	(void)k;
+	if (v->type != YAML_MAPPING_NODE)
+		return sy_fail(c, sy_pos(c, v),
+			       "quick: expected a mapping of spec keys to values, got %s", WHAT(v));
+	if (sy_pos(c, v).line == 0)
+		return sy_fail(c, sy_pos(c, v), "quick: cannot be set from the command line");
+	size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	s->quick = calloc(n ? n : 1, sizeof(*s->quick));
+	s->quick_pos = calloc(n ? n : 1, sizeof(*s->quick_pos));
+	if (!s->quick || !s->quick_pos)
+		return oom(c);
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *key = sy_node(c, pr->key), *val = sy_node(c, pr->value);
+		if (key->type != YAML_SCALAR_NODE || !*sy_str(key) || strchr(sy_str(key), '='))
+			return sy_fail(c, sy_pos(c, key), "quick: expected a key such as params.size");
+		if (strcmp(sy_str(key), "quick") == 0 || strncmp(sy_str(key), "quick.", 6) == 0)
+			return sy_fail(c, sy_pos(c, key), "quick: cannot contain 'quick'");
+		int flow = (val->type == YAML_MAPPING_NODE &&
+			    val->data.mapping.style == YAML_FLOW_MAPPING_STYLE) ||
+			   (val->type == YAML_SEQUENCE_NODE &&
+			    val->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE);
+		const char *txt;
+		size_t len;
+		if (val->type == YAML_SCALAR_NODE) {
+			txt = sy_str(val);
+			len = strlen(txt);
+		} else if (flow && c->text && val->end_mark.index <= c->text_len &&
+			   val->start_mark.index < val->end_mark.index) {
+			txt = c->text + val->start_mark.index;
+			len = val->end_mark.index - val->start_mark.index;
+		} else {
+			return sy_fail(c, sy_pos(c, val),
+				       "quick.%s: write the value on one line ({...} or [...])", sy_str(key));
+		}
+		char *a;
+		if (asprintf(&a, "%s=%.*s", sy_str(key), (int)len, txt) < 0)
+			return oom(c);
+		s->quick_pos[s->n_quick] = sy_pos(c, key);
+		s->quick[s->n_quick++] = a;
+	}
+	return 0;
+}
+
 static const char *const top_names[] = {
 	"name", "title", "group", "probe", "description", "params", "sweep", "repetitions",
 	"warmup", "iterations", "min_sample_time", "outliers", "estimate", "subtract", "cpu",
-	"priority", "timeout", "predict", "reference", "chart", "findings",
+	"priority", "timeout", "predict", "reference", "chart", "findings", "quick",
 };
 static const key_fn top_fns[] = {
 	h_name, h_title, h_group, h_probe, h_description, h_params, h_sweep, h_repetitions,
 	h_warmup, h_iterations, h_min_sample_time, h_outliers, h_estimate, h_subtract, h_cpu,
-	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings,
+	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick,
 };
 
 void spec_keys_defaults(struct spec *s)

@@ -181,6 +181,8 @@ int sy_load(struct sy_ctx *c, const char *text, size_t len)
 
 	if (!yaml_parser_initialize(&p))
 		return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+	c->text = text;
+	c->text_len = len;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &c->doc)) {
 		rc = yaml_error(c, &p, text, len, 1);

@@ -23,6 +23,7 @@ struct sy_ctx {
 	yaml_document_t doc; int have_doc;
 	int *ov_lo, *ov_hi;		/* node ids ov_lo[k]..ov_hi[k] came from override k+1 */
 	char *err; size_t errlen;
+	const char *text; size_t text_len;	/* the spec's text (node marks index it) */
 };
 
 /* Position of a node: 1-based line/col in the file; {0, k} for a node made

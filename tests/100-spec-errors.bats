@@ -232,6 +232,14 @@ check_bad() {
 	check_bad zip_unequal
 }
 
+@test "bad spec quick_unknown_param: the quick profile is checked against the probe" {
+	check_bad quick_unknown_param
+}
+
+@test "bad spec quick_block_value: a quick value must fit on one line" {
+	check_bad quick_block_value
+}
+
 @test "every bad fixture has an .expected and a test above" {
 	for f in "$BAD"/*.yaml; do
 		n=$(basename "$f" .yaml)
