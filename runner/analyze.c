@@ -427,6 +427,33 @@ static json_t *sysfs_caches(const json_t *machine)
 	return arr;
 }
 
+/* stats_knees names plateaus by rank (L1, L2, ..., the last "Memory").  On
+   a shared or virtualised host the L3 may have no plateau of its own while
+   DRAM shows two (with and without page walks), so rank alone mislabels
+   them.  No cache level costs 50 ns or more on any current CPU and no DRAM
+   access costs less: the first plateau at or above it is "Memory", later
+   ones "Memory+TLB" (page walks added), and the ones below are L1, L2, ... in order. */
+#define KNEE_DRAM_NS 50.0
+static void name_levels(struct stats_level *lv, size_t n, double ns_per_unit)
+{
+	size_t mem = n;
+	for (size_t i = 0; i < n; i++)
+		if (lv[i].latency * ns_per_unit >= KNEE_DRAM_NS) {
+			mem = i;
+			break;
+		}
+	if (mem == n)
+		return;		/* no DRAM plateau in range: keep the rank names */
+	for (size_t i = 0; i < n; i++) {
+		if (i < mem)
+			snprintf(lv[i].name, sizeof lv[i].name, "L%zu", i + 1);
+		else if (i == mem)
+			snprintf(lv[i].name, sizeof lv[i].name, "Memory");
+		else
+			snprintf(lv[i].name, sizeof lv[i].name, "Memory+TLB");
+	}
+}
+
 static json_t *knees(const struct spec *s, const json_t *points, const json_t *machine)
 {
 	int xa = knee_axis(s);
@@ -467,6 +494,7 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 	json_t *outs = json_object();
 	const char *key;
 	json_t *arr;
+	double ns_unit;
 	json_object_foreach(series, key, arr) {
 		size_t n = json_array_size(arr), m = 0;
 		double *x = calloc(n + 1, sizeof *x), *y = calloc(n + 1, sizeof *y);
@@ -485,6 +513,8 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 			}
 		struct stats_level lv[16];
 		size_t nl = stats_knees(x, y, m, lv, 16);
+		if (units_is_time(s->bound->unit, &ns_unit))
+			name_levels(lv, nl, ns_unit);
 		json_t *levels = json_array();
 		for (size_t l = 0; l < nl; l++)
 			json_array_append_new(levels, json_pack("{s:s,s:o,s:o}", "name", lv[l].name,

@@ -12,6 +12,7 @@
  * there), and the data file holds numbers and comments only.
  */
 #include "chart.h"
+#include "results.h"
 #include "template.h"
 
 #include <errno.h>
@@ -38,47 +39,14 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 int chart_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
-	char tmp[4096], dst[4096];
-	int fd, e;
-	size_t off = 0;
+	char dst[4096], err[4400];
 
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name) >= sizeof tmp ||
-	    (size_t)snprintf(dst, sizeof dst, "%s/%s", dir, name) >= sizeof dst) {
+	if ((size_t)snprintf(dst, sizeof dst, "%s/%s", dir, name) >= sizeof dst) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	/* mkstemp makes 0600; reports are for reading by others too */
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, dst) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = e;
-	return -1;
+	/* One atomic writer for the whole run folder (errno kept on failure). */
+	return results_write_file(dst, data, len, err, sizeof err);
 }
 
 void chart_format_number(double v, char *buf, size_t len)

@@ -35,17 +35,22 @@ int results_write_file(const char *path, const char *data, size_t len, char *err
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
 			close(fd);
 			unlink(tmp);
+			errno = e;
 			return -1;
 		}
 		data += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int synced = fsync(fd), closed = close(fd);
+	if (synced < 0 || closed < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		unlink(tmp);
+		errno = e;
 		return -1;
 	}
 	return 0;
