@@ -703,13 +703,28 @@ static json_t *vrow(json_t *pt, double f, const char *unit)
 	return r;
 }
 
+/* A row's first cells: the point's swept values, as text. */
+static json_t *swept_cells(json_t *pt, json_t *swept)
+{
+	json_t *cells = json_array(), *n;
+	size_t i;
+
+	json_array_foreach(swept, i, n) {
+		json_t *c = json_object();
+		const char *t = jstr(json_object_get(pt, "params_text"), json_string_value(n));
+
+		put(c, "value", vline(t ? t : "?"));
+		json_array_append_new(cells, c);
+	}
+	return cells;
+}
+
 static json_t *vpoint(json_t *pt, json_t *swept, const struct dunit *d)
 {
-	json_t *p, *cells = json_array(), *n;
+	json_t *p;
 	const char *status = jstr(pt, "status");
 	int ok = status && strcmp(status, "ok") == 0;
 	char *label = point_label(pt, swept, ", ");
-	size_t i;
 
 	if (ok && isfinite(jnum(pt, "estimate")))
 		p = vrow(pt, d->scale, d->label);
@@ -723,14 +738,7 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct dunit *d)
 		put(p, "std", vs(DASH));
 		put(p, "ci", vs(DASH));
 	}
-	json_array_foreach(swept, i, n) {
-		json_t *c = json_object();
-		const char *t = jstr(json_object_get(pt, "params_text"), json_string_value(n));
-
-		put(c, "value", vline(t ? t : "?"));
-		json_array_append_new(cells, c);
-	}
-	put(p, "swept", cells);
+	put(p, "swept", swept_cells(pt, swept));
 	put(p, "label", vline(label ? label : ""));
 	put(p, "status", vs(status ? status : "unknown"));
 	put(p, "ok", json_boolean(ok));
@@ -1288,6 +1296,90 @@ static int add_points(json_t *e, json_t *points, json_t *swept, const struct dun
 	return n_ok;
 }
 
+/* A point's median of one secondary metric; NAN when the metric does not
+   apply to it (null) or the point has no samples (failed: extra is {}). */
+static double extra_median(json_t *pt, const char *metric)
+{
+	return jnum(json_object_get(json_object_get(pt, "extra"), metric), "median");
+}
+
+/* Whether every value a metric has is a whole number: CPU numbers, counts
+   and flags then read "1", not the main table's "1.00". */
+static int metric_is_whole(json_t *points, const char *metric)
+{
+	json_t *pt;
+	size_t i;
+
+	json_array_foreach(points, i, pt) {
+		double v = extra_median(pt, metric);
+
+		if (isfinite(v) && (v != floor(v) || fabs(v) >= 1e15))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The "Secondary values" table: the probe's declared metrics (round_trip_ns
+ * beside the derived switch cost, ns_per_byte beside the fault cost), one
+ * row per point with the main table's swept columns, one column per metric
+ * holding its median, in the probe's own unit (the names say the unit, as
+ * in round_trip_ns, so they are not rescaled).  has_extras is false when no
+ * metric has a value at any point.
+ */
+static void add_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
+{
+	json_t *decl = json_object_get(json_object_get(res, "probe"), "metrics");
+	json_t *metrics = json_array(), *rows = json_array(), *m, *pt;
+	size_t i, j, n_metrics = 0;
+	int any = 0;
+	int *whole = calloc(json_array_size(decl) + 1, sizeof *whole);
+
+	json_array_foreach(decl, i, m) {
+		json_t *v = json_object();
+		const char *name = jstr(m, "name"), *unit = jstr(m, "unit"), *help = jstr(m, "help");
+
+		if (!name)
+			continue;
+		put(v, "name", vline(name));
+		put(v, "unit", vline(unit));
+		put(v, "header", unit && *unit ? vsf("%s (%s)", name, unit) : vline(name));
+		put(v, "help", vline(help));
+		json_array_append_new(metrics, v);
+		if (whole)
+			whole[i] = metric_is_whole(points, name);
+		n_metrics++;
+	}
+	json_array_foreach(points, i, pt) {
+		json_t *r = json_object(), *values = json_array();
+		char *label = point_label(pt, swept, ", ");
+
+		json_array_foreach(decl, j, m) {
+			json_t *c;
+			double v;
+
+			if (!jstr(m, "name"))
+				continue;
+			v = extra_median(pt, jstr(m, "name"));
+			any |= isfinite(v);
+			c = json_object();
+			/* without the flags (no memory), 3 significant digits */
+			put(c, "value", isfinite(v) && whole && whole[j] ? vsf("%.0f", v == 0 ? 0.0 : v) : vnum(v));
+			json_array_append_new(values, c);
+		}
+		put(r, "label", vline(label ? label : ""));
+		put(r, "swept", swept_cells(pt, swept));
+		put(r, "values", values);
+		json_array_append_new(rows, r);
+		free(label);
+	}
+	free(whole);
+	put(e, "metrics", metrics);
+	put(e, "n_metrics", vsf("%zu", n_metrics));
+	put(e, "extras", rows);
+	put(e, "has_extras", json_boolean(any && n_metrics > 0));
+}
+
 /* Write and draw the experiment's chart (when asked to, and when there is
    something to draw) and say in e.chart which pictures exist.  A gnuplot
    failure is remembered in rc and does not stop the report; a template
@@ -1409,6 +1501,7 @@ static json_t *experiment_view(struct rctx *rc, json_t *mexp, json_t *summary)
 	put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
 
 	n_ok = add_points(e, points, swept, &d);
+	add_extras(e, res, points, swept);
 	/* when nothing was measured, the experiment's reason or its first
 	   point's */
 	reason = jstr(res, "reason");

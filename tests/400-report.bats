@@ -115,6 +115,49 @@ setup_file() {
 	done
 }
 
+@test "report: the probe's secondary values follow the main table, null as –, help below" {
+	md="$FULL/report.md"
+	grep -qxF '| kind | round\_trip\_ns (ns) | pipe\_ns (ns) | futex\_ns (ns) | cpu\_a (cpu) | cpu\_b (cpu) |' "$md"
+	# medians at 3 significant digits, whole numbers as such, null and the
+	# failed point's missing extra as –
+	grep -qxF '| process | 5310 | 512 | – | 0 | 0 |' "$md"
+	grep -qxF '| thread | – | – | – | – | – |' "$md"
+	grep -qxF -- '- pipe\_ns: single-task 1-byte pipe write+read (pipe mechanism; null otherwise)' "$md"
+	# after the main table, before the chart; only where the probe declares metrics
+	main=$(grep -n '^| thread | µs | – | failed |' "$md" | cut -d: -f1)
+	sec=$(grep -n '^\*\*Secondary values\*\*' "$md" | cut -d: -f1)
+	chart=$(grep -n '^!\[Context switch\]' "$md" | cut -d: -f1)
+	[ -n "$main" ] && [ "$sec" -gt "$main" ]
+	[ -z "$chart" ] || [ "$chart" -gt "$sec" ]
+	[ "$(grep -c '^\*\*Secondary values\*\*' "$md")" -eq 1 ]
+	have_tex || return 0
+	have pdftotext || return 0
+	run pdftotext "$FULL/report.pdf" -
+	for t in "Secondary values" "round_trip_ns" "futex_ns" "(cpu)" \
+		"pipe_ns: single-task 1-byte pipe write+read (pipe mechanism; null otherwise)"; do
+		[[ "$output" == *"$t"* ]] || { echo "missing: $t"; false; }
+	done
+	run pdftotext -layout "$FULL/report.pdf" -
+	[[ "$output" =~ process\ +5310\ +512\ +–\ +0\ +0 ]] || { echo "$output" | grep -n -A6 Secondary; false; }
+}
+
+@test "report: no secondary table when no metric has a value; whole numbers print as such" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	f="$R/results/context_switch.json"
+	replace_in "$f" '"median": 0.0' '"median": 1.0'
+	run "$RUNNER" report "$R" --format md
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qxF '| process | 5310 | 512 | – | 1 | 1 |' "$R/report.md"
+	for m in '1.0' '5310.1378' '512.4'; do
+		replace_in "$f" "\"median\": $m" '"median": null'
+	done
+	run "$RUNNER" report "$R" --format md
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	! grep -q 'Secondary values' "$R/report.md"
+	! grep -q 'round\\_trip\\_ns' "$R/report.md"
+}
+
 @test "report: pdftoppm renders page 1 of report.pdf" {
 	have_tex || skip "no TeX installation"
 	have pdftoppm || skip "pdftoppm not installed"
