@@ -12,12 +12,13 @@
  * there), and the data file holds numbers and comments only.
  */
 #include "chart.h"
+#include "jsonutil.h"
 #include "results.h"
+#include "strf.h"
 #include "template.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,6 @@
 #include <unistd.h>
 
 #define CHART_MAX_TICKS 16
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 int chart_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
@@ -106,20 +96,6 @@ void chart_format_size(double bytes, char *buf, size_t len)
 
 /* ------------------------------------------------------------------ model */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static double jnum(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The probe's declared type of parameter `name` ("size", "int", ...). */
 static const char *param_type(json_t *result, const char *name)
 {
@@ -127,8 +103,8 @@ static const char *param_type(json_t *result, const char *name)
 	size_t i;
 
 	json_array_foreach(params, i, p)
-		if (jstr(p, "name") && strcmp(jstr(p, "name"), name) == 0)
-			return jstr(p, "type");
+		if (jsonutil_str(p, "name") && strcmp(jsonutil_str(p, "name"), name) == 0)
+			return jsonutil_str(p, "type");
 	return NULL;
 }
 
@@ -149,7 +125,7 @@ static json_t *swept_params(json_t *result)
 /* Text of a point's parameter, for labels. */
 static const char *point_param_text(json_t *pt, const char *name)
 {
-	const char *t = jstr(json_object_get(pt, "params_text"), name);
+	const char *t = jsonutil_str(json_object_get(pt, "params_text"), name);
 
 	return t ? t : "?";
 }
@@ -214,11 +190,12 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 	json_t *cspec = json_object_get(spec, "chart"), *points = json_object_get(res, "points");
 	json_t *swept = swept_params(res), *series_names = json_array(), *categories = json_array();
 	json_t *series_params = json_array(), *view = NULL, *xtics = json_array(), *sview = json_array();
-	const char *xname = jstr(cspec, "x"), *yname = jstr(cspec, "y"), *kind = jstr(cspec, "kind");
-	const char *title = jstr(cspec, "title"), *xlabel = jstr(cspec, "xlabel");
-	const char *ylabel = jstr(cspec, "ylabel"), *xtype = NULL, *unit = rq->unit;
-	const char *exp_name = jstr(res, "experiment");
-	double scale = rq->scale, logx = jnum(cspec, "logx"), logy = jnum(cspec, "logy");
+	const char *xname = jsonutil_str(cspec, "x"), *yname = jsonutil_str(cspec, "y");
+	const char *kind = jsonutil_str(cspec, "kind");
+	const char *title = jsonutil_str(cspec, "title"), *xlabel = jsonutil_str(cspec, "xlabel");
+	const char *ylabel = jsonutil_str(cspec, "ylabel"), *xtype = NULL, *unit = rq->unit;
+	const char *exp_name = jsonutil_str(res, "experiment");
+	double scale = rq->scale, logx = jsonutil_num(cspec, "logx"), logy = jsonutil_num(cspec, "logy");
 	double xmin = INFINITY, xmax = -INFINITY;
 	struct cpoint *cp = NULL;
 	size_t ncp = 0, i, j;
@@ -241,8 +218,8 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 	if (!xname && json_array_size(swept) > 0)
 		xname = json_string_value(json_array_get(swept, 0));
 	/* series: the spec's parameter, else every other swept parameter */
-	if (jstr(cspec, "series")) {
-		json_array_append_new(series_params, json_string(jstr(cspec, "series")));
+	if (jsonutil_str(cspec, "series")) {
+		json_array_append_new(series_params, json_string(jsonutil_str(cspec, "series")));
 	} else {
 		json_array_foreach(swept, i, v)
 			if (!xname || strcmp(json_string_value(v), xname) != 0)
@@ -262,11 +239,11 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 		const char *munit = NULL;
 
 		json_array_foreach(metrics, i, m)
-			if (jstr(m, "name") && strcmp(jstr(m, "name"), yname) == 0)
-				munit = jstr(m, "unit");
+			if (jsonutil_str(m, "name") && strcmp(jsonutil_str(m, "name"), yname) == 0)
+				munit = jsonutil_str(m, "unit");
 		/* a metric in another unit than the probe's is shown as is */
-		if (!munit || strcmp(munit, jstr(json_object_get(res, "probe"), "unit") ?
-				     jstr(json_object_get(res, "probe"), "unit") : "") != 0) {
+		if (!munit || strcmp(munit, jsonutil_str(json_object_get(res, "probe"), "unit") ?
+				     jsonutil_str(json_object_get(res, "probe"), "unit") : "") != 0) {
 			scale = 1;
 			unit = munit ? munit : "";
 		}
@@ -276,7 +253,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 	/* a spec's ylabel was written for the probe's own unit */
 	if (ylabel && !yname) {
 		scale = 1;
-		unit = jstr(json_object_get(res, "probe"), "unit");
+		unit = jsonutil_str(json_object_get(res, "probe"), "unit");
 	}
 
 	cp = calloc(json_array_size(points) + 1, sizeof *cp);
@@ -288,13 +265,13 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 		char *skey;
 		int s;
 
-		if (!jstr(pt, "status") || strcmp(jstr(pt, "status"), "ok") != 0)
+		if (!jsonutil_str(pt, "status") || strcmp(jsonutil_str(pt, "status"), "ok") != 0)
 			continue;
 		if (yname) {
-			c.y = jnum(json_object_get(json_object_get(pt, "extra"), yname), "median");
+			c.y = jsonutil_num(json_object_get(json_object_get(pt, "extra"), yname), "median");
 			c.lo = c.hi = c.y;
 		} else {
-			c.y = jnum(pt, "estimate");
+			c.y = jsonutil_num(pt, "estimate");
 			c.lo = json_is_number(json_array_get(ci, 0)) ?
 				json_number_value(json_array_get(ci, 0)) : c.y;
 			c.hi = json_is_number(json_array_get(ci, 1)) ?
@@ -312,7 +289,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 				goto oom;
 			if (!cat[0]) {	/* a single point: its experiment is the label */
 				free(cat);
-				cat = strdup(jstr(res, "title") ? jstr(res, "title") : exp_name);
+				cat = strdup(jsonutil_str(res, "title") ? jsonutil_str(res, "title") : exp_name);
 				if (!cat)
 					goto oom;
 			}
@@ -323,7 +300,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 			}
 			free(cat);
 		} else {
-			c.x = jnum(json_object_get(pt, "params"), xname);
+			c.x = jsonutil_num(json_object_get(pt, "params"), xname);
 			if (!isfinite(c.x))
 				continue;
 		}
@@ -482,7 +459,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 	json_object_set_new(view, "want_pdf", json_boolean(rq->pdf));
 	json_object_set_new(view, "experiment", json_string(exp_name));
 	json_object_set_new(view, "title", json_string(title ? title :
-				jstr(res, "title") ? jstr(res, "title") : exp_name));
+				jsonutil_str(res, "title") ? jsonutil_str(res, "title") : exp_name));
 	if (!xlabel)
 		xlabel = xname ? xname : "";
 	json_object_set_new(view, "xlabel", json_string(xlabel));
@@ -542,20 +519,20 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 	snprintf(name, sizeof name, "%s/charts", rq->run_dir);
 	snprintf(lbl, sizeof lbl, "%s.dat", rq->base);
 	if (chart_write_file(name, lbl, dat, datlen) < 0) {
-		seterr(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
+		strf(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
 		       strerror(errno));
 		goto out;
 	}
 	snprintf(lbl, sizeof lbl, "%s.gp", rq->base);
 	if (chart_write_file(name, lbl, script, strlen(script)) < 0) {
-		seterr(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
+		strf(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
 		       strerror(errno));
 		goto out;
 	}
 	rc = 1;
 	goto out;
 oom:
-	seterr(err, errlen, "chart '%s': out of memory", exp_name);
+	strf(err, errlen, "chart '%s': out of memory", exp_name);
 out:
 	if (f)
 		fclose(f);

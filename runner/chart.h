@@ -1,7 +1,8 @@
 /*
  * chart.h - one experiment's chart (design §9): the data file and the
  * gnuplot script, rendered from templates/chart.gp.  Running gnuplot on
- * the script is report.c's job (it owns the tool runner and the log).
+ * the script is report_tools.c's job (it owns the tool runner and the
+ * log).
  *
  * The script draws charts/<base>.png (pngcairo, for Markdown) and/or
  * charts/<base>.pdf (pdfcairo, for LaTeX), to the names in the gnuplot

@@ -1,0 +1,16 @@
+/*
+ * report_run.h - the view's "run" object and "machine" table, from the
+ * manifest alone (part of the report, report.h; docs/templates.md).
+ */
+#ifndef SYSMETER_REPORT_RUN_H
+#define SYSMETER_REPORT_RUN_H
+
+#include <jansson.h>
+
+/* view.run: id, dates, duration, host, command, seed, version, status... */
+json_t *report_run_view(json_t *manifest);
+
+/* view.machine: [{label, value}] rows from the manifest's "machine". */
+json_t *report_run_machine(json_t *machine);
+
+#endif
