@@ -157,15 +157,6 @@ static const struct probe_metric mb_metrics[] = {
 /* ... and is taken again, up to this many times in all. */
 #define MB_TRIES 5
 
-static uint64_t mb_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The largest cache of cpu0 at the highest level, from sysfs; 0 if none. */
 static size_t mb_llc_bytes(void)
 {
@@ -428,7 +419,7 @@ static void mb_run(struct mb_thread *t, uint64_t iterations)
 {
 	enum mb_op op = t->st->op;
 
-	t->c0 = mb_cpu_ns();
+	t->c0 = pt_thread_cpu_ns();
 	t->t0 = pt_clock_ns();
 	for (uint64_t i = 0; i < iterations; i++)
 		mb_block(t, op);
@@ -437,7 +428,7 @@ static void mb_run(struct mb_thread *t, uint64_t iterations)
 		_mm_sfence();	/* the streamed stores are done before the clock stops */
 #endif
 	t->t1 = pt_clock_ns();
-	t->c1 = mb_cpu_ns();
+	t->c1 = pt_thread_cpu_ns();
 	t->blocks += iterations;
 }
 

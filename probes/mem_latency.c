@@ -111,15 +111,6 @@ static const struct probe_metric ml_metrics[] = {
    returned flagged. */
 #define ML_TRIES 5
 
-static uint64_t ml_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* splitmix64: small, seedable, good enough to shuffle. */
 static uint64_t ml_rand(uint64_t *s)
 {
@@ -349,13 +340,13 @@ static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	loops = (iterations + ML_UNROLL - 1) / ML_UNROLL;
 	do {
 		p = st->cur;
-		c0 = ml_cpu_ns();
+		c0 = pt_thread_cpu_ns();
 		w0 = pt_clock_ns();
 		t0 = pt_start();
 		p = ml_chase(p, loops);
 		t1 = pt_stop();
 		w1 = pt_clock_ns();
-		c1 = ml_cpu_ns();
+		c1 = pt_thread_cpu_ns();
 		pt_sink_ptr(p);
 		st->cur = p;
 		if (c0 && c1 && w1 > w0) {

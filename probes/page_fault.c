@@ -354,22 +354,13 @@ static int pf_prepare(void *state, char *err, size_t errlen)
 	return st->major ? pf_remap(st, err, errlen) : 0;
 }
 
-static uint64_t pf_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Touch pages order[from .. from+n) of map: one byte each; returns ticks
    and adds the thread's CPU time over the touches to *cpu_ns. */
 static uint64_t pf_touch(const struct pf_state *st, char *map, size_t from, size_t n,
 			 uint64_t *cpu_ns)
 {
 	const size_t *o = st->order + from, stride = st->stride;
-	uint64_t t0, t1, acc = 0, c0 = pf_cpu_ns();
+	uint64_t t0, t1, acc = 0, c0 = pt_thread_cpu_ns();
 
 	if (st->major) {
 		t0 = pt_start();
@@ -383,7 +374,7 @@ static uint64_t pf_touch(const struct pf_state *st, char *map, size_t from, size
 			*(volatile unsigned char *)(map + o[i] * stride) = 1;
 		t1 = pt_stop();
 	}
-	*cpu_ns += pf_cpu_ns() - c0;
+	*cpu_ns += pt_thread_cpu_ns() - c0;
 	return t1 - t0;
 }
 

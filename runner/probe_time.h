@@ -27,6 +27,17 @@ static inline uint64_t pt_clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time of the calling thread, in ns (0 if unavailable).  Compared with
+   the wall time of a sample it tells how long the thread was off its CPU:
+   another task or the host ran there, and the sample's time is not ours. */
+static inline uint64_t pt_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 #if defined(__x86_64__)
 #define PT_HAVE_TSC 1
 static inline uint64_t pt_start(void)
