@@ -4,6 +4,7 @@
  * field the machine does not expose is null, never guessed.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,36 +189,45 @@ static json_t *boost(void)
 	return json_null();
 }
 
+/* The first network interface backed by a device (not lo, ifb, veth,
+   bridges: those live under /sys/devices/virtual), with its driver and
+   speed when the kernel knows them. */
 static json_t *first_nic(void)
 {
-	/* The first non-loopback interface listed in /proc/net/dev. */
-	FILE *f = fopen("/proc/net/dev", "r");
-	char line[512];
-	json_t *j = json_null();
-	if (!f)
-		return j;
-	while (fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':'), *p = line;
-		if (!colon)
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *de;
+	char best[256] = "";
+	if (!d)
+		return json_null();
+	while ((de = readdir(d))) {
+		char path[512], target[512];
+		if (de->d_name[0] == '.')
 			continue;
-		*colon = 0;
-		while (*p == ' ')
-			p++;
-		if (strcmp(p, "lo") == 0)
+		snprintf(path, sizeof path, "/sys/class/net/%s", de->d_name);
+		ssize_t n = readlink(path, target, sizeof target - 1);
+		if (n <= 0)
 			continue;
-		char path[300], *speed;
-		snprintf(path, sizeof path, "/sys/class/net/%s/speed", p);
-		speed = read_line(path);
-		char buf[300];
-		snprintf(buf, sizeof buf, "%s%s%s%s", p, speed ? " (" : "", speed ? speed : "",
-			 speed ? " Mb/s)" : "");
-		free(speed);
-		json_decref(j);
-		j = json_string(buf);
-		break;
+		target[n] = 0;
+		if (strstr(target, "/virtual/"))
+			continue;
+		if (!best[0] || strcmp(de->d_name, best) < 0)
+			snprintf(best, sizeof best, "%s", de->d_name);
 	}
-	fclose(f);
-	return j;
+	closedir(d);
+	if (!best[0])
+		return json_null();
+	char path[600], drv[512] = "", buf[1200], *speed;
+	snprintf(path, sizeof path, "/sys/class/net/%s/device/driver", best);
+	ssize_t n = readlink(path, drv, sizeof drv - 1);
+	drv[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof path, "/sys/class/net/%s/speed", best);
+	speed = read_line(path);
+	const char *dname = strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv;
+	int known = speed && atoi(speed) > 0;	/* virtio reports -1 */
+	snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", best, dname[0] ? " (" : "", dname,
+		 dname[0] ? ")" : "", known ? ", " : "", known ? speed : "", known ? " Mb/s" : "");
+	free(speed);
+	return json_string(buf);
 }
 
 static json_t *root_disk(void)
