@@ -7,6 +7,7 @@
 
 #include "info.h"
 #include "loader.h"
+#include "units.h"
 
 static const char *type_name(enum probe_param_type t)
 {
@@ -30,8 +31,21 @@ static void print_params(const struct loaded_probe *lp, const char *indent)
 		       pp->def ? pp->def : "-", pp->help ? pp->help : "");
 		if (pp->choices)
 			printf(" (one of %s)", pp->choices);
-		if (pp->min != pp->max)
-			printf(" [%g, %g]", pp->min, pp->max);
+		if (pp->min != pp->max) {
+			/* Bounds in the parameter's own units: [8B, 1TiB], not 1.09951e+12. */
+			char lo[32], hi[32];
+			if (pp->type == PROBE_SIZE) {
+				units_format_size(pp->min, lo, sizeof lo);
+				units_format_size(pp->max, hi, sizeof hi);
+			} else if (pp->type == PROBE_TIME) {
+				units_format_time(pp->min, lo, sizeof lo);
+				units_format_time(pp->max, hi, sizeof hi);
+			} else {
+				snprintf(lo, sizeof lo, "%g", pp->min);
+				snprintf(hi, sizeof hi, "%g", pp->max);
+			}
+			printf(" [%s, %s]", lo, hi);
+		}
 		printf("\n");
 	}
 }
