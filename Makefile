@@ -20,7 +20,8 @@ RUNNER_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) $(PKG_CFLAGS) -Irunner \
 	-DSYSMETER_PREFIX='"$(PREFIX)"'
 RUNNER_LIBS   := $(PKG_LIBS) -ldl -lm -lpthread
 
-# Probes: -O2 always (never -O0), hidden visibility, one pattern rule.
+# Probes: always optimised at -O2 (the measured work survives through barriers
+# and sinks, never through an unoptimised build), hidden visibility, one rule.
 # Probes are not built with sanitizers: they are the thing being measured.
 PROBE_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -Irunner
 PROBE_LDFLAGS := -shared -lm -lpthread

@@ -46,10 +46,8 @@ static int loop_setup(const struct probe_params *p, const struct probe_host *h,
 
 	(void)p;
 	*state = NULL;
-	if (!(h->tsc_hz > 0)) {
-		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	if (probe_require_hz(h, err, errlen) < 0)
 		return -EINVAL;
-	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		snprintf(err, errlen, "out of memory");

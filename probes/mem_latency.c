@@ -232,10 +232,8 @@ static int ml_setup(const struct probe_params *p, const struct probe_host *h,
 	int rc;
 
 	*state = NULL;
-	if (!(h->tsc_hz > 0)) {
-		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	if (probe_require_hz(h, err, errlen) < 0)
 		return -EINVAL;
-	}
 	if (stride < sizeof(void *) || stride % sizeof(void *)) {
 		snprintf(err, errlen, "stride %zu is not a multiple of %zu", stride,
 			 sizeof(void *));

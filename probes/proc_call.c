@@ -129,10 +129,8 @@ static int pc_setup(const struct probe_params *p, const struct probe_host *h,
 	struct pc_state *st;
 
 	*state = NULL;
-	if (!(h->tsc_hz > 0)) {
-		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	if (probe_require_hz(h, err, errlen) < 0)
 		return -EINVAL;
-	}
 	if (args < 0 || args > 7 || args != (int)args) {
 		snprintf(err, errlen, "args must be an integer from 0 to 7, not %g", args);
 		return -EINVAL;

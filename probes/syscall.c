@@ -93,10 +93,8 @@ static int syscall_setup(const struct probe_params *p, const struct probe_host *
 	enum syscall_call call;
 
 	*state = NULL;
-	if (!(h->tsc_hz > 0)) {
-		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	if (probe_require_hz(h, err, errlen) < 0)
 		return -EINVAL;
-	}
 	if (strcmp(name, "getpid") == 0) {
 		call = CALL_GETPID;
 	} else if (strcmp(name, "gettid") == 0) {

@@ -177,10 +177,8 @@ static int timer_setup(const struct probe_params *p, const struct probe_host *h,
 	enum timer_clock clk;
 
 	*state = NULL;
-	if (!(h->tsc_hz > 0)) {
-		snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	if (probe_require_hz(h, err, errlen) < 0)
 		return -EINVAL;
-	}
 	if (strcmp(name, "rdtsc") == 0) {
 		clk = CLK_RDTSC;
 	} else if (strcmp(name, "rdtscp") == 0) {

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PROBE_ABI_VERSION 1
@@ -153,6 +154,16 @@ static inline const struct probe_value *probe_param(const struct probe_params *p
 		if (strcmp(p->v[i].name, name) == 0)
 			return &p->v[i];
 	return NULL;
+}
+
+/* For probes that convert counter ticks with pt_ticks_to_ns: the runner
+   always calibrates host->tsc_hz; a host that did not is refused once, here. */
+static inline int probe_require_hz(const struct probe_host *h, char *err, size_t errlen)
+{
+	if (h->tsc_hz > 0)
+		return 0;
+	snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
+	return -1;
 }
 
 static inline double probe_num(const struct probe_params *p, const char *name)
