@@ -1,32 +1,59 @@
 # sysmeter - build, run, test, install.  Nothing else is needed on a fresh
 # Debian/Ubuntu machine: `make run` and `make test` install what is missing.
+#
+# User variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
+# WERROR=1 turns warnings into errors (tests and CI set it; a plain build does
+# not, so a newer compiler's new warning never breaks a user's build).
 
-CC       ?= gcc
+# make predefines CC=cc; only a CC the user did not choose becomes gcc.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CFLAGS   ?= -O2 -g
 BUILD    ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
+WERROR   ?=
 
-WARN     := -Wall -Wextra -Werror -Wno-format-truncation
-CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN)
+WARN     := -Wall -Wextra -Wno-format-truncation $(if $(filter 1,$(WERROR)),-Werror)
+STD      := -std=c11 -D_GNU_SOURCE
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 PKGS     := yaml-0.1 jansson gsl libcrypto
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-RUNNER_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) $(PKG_CFLAGS) -Irunner \
-	-DSYSMETER_PREFIX='"$(PREFIX)"'
+# The libraries' flags come from pkg-config, read from $(BUILD)/config.mk.
+# That file is made (after tools/deps.sh has installed whatever is missing)
+# before anything compiles: make remakes an included makefile first and then
+# restarts, so even `make -j4 run` on a bare machine compiles nothing before
+# the compiler, libc headers and libraries are there.
+NODEPS_GOALS := clean deps help uninstall
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NODEPS_GOALS),$(MAKECMDGOALS)),all),)
+include $(BUILD)/config.mk
+endif
+DEPS_WHAT := $(if $(filter test test-one,$(MAKECMDGOALS)),--test-only)
+
+$(BUILD)/config.mk: tools/deps.sh
+	@sh tools/deps.sh $(DEPS_WHAT)
+	@mkdir -p $(BUILD)
+	@cf=$$(pkg-config --cflags $(PKGS)) && lf=$$(pkg-config --libs $(PKGS)) || \
+		{ echo "make: pkg-config cannot find: $(PKGS)" >&2; exit 1; }; \
+	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\n' "$$cf" "$$lf" > $@.tmp && mv $@.tmp $@
+
+RUNNER_CFLAGS := $(STD) $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -Irunner -MMD -MP
 RUNNER_LIBS   := $(PKG_LIBS) -ldl -lm -lpthread
 
-# Probes: always optimised at -O2 (the measured work survives through barriers
-# and sinks, never through an unoptimised build), hidden visibility, one rule.
-# Probes are not built with sanitizers: they are the thing being measured.
-PROBE_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -Irunner
-PROBE_LDFLAGS := -shared -lm -lpthread
+# Probes: always optimised at -O2 (the last -O wins, whatever CFLAGS says: the
+# measured work survives through barriers and sinks, never through an
+# unoptimised build), hidden visibility, one rule.  Probes are not built with
+# sanitizers: they are the thing being measured.
+PROBE_CFLAGS  := $(STD) $(WARN) $(CPPFLAGS) $(CFLAGS) -O2 -fPIC -fvisibility=hidden -Irunner -MMD -MP
+PROBE_LDFLAGS := -shared $(LDFLAGS) -lm -lpthread
 
-RUNNER_SRC  := $(wildcard runner/*.c)
+# The runner: runner/main.c plus one folder per pipeline stage (runner/*/),
+# found by wildcard: adding a file or a stage needs no list here.
+RUNNER_SRC  := $(wildcard runner/*.c runner/*/*.c)
 RUNNER_OBJ  := $(RUNNER_SRC:runner/%.c=$(BUILD)/obj/runner/%.o)
 LIB_OBJ     := $(filter-out $(BUILD)/obj/runner/main.o,$(RUNNER_OBJ))
 PROBE_SRC   := $(wildcard probes/*.c)
@@ -38,40 +65,38 @@ FIXTURE_SO  := $(FIXTURE_SRC:tests/fixtures/probes/%.c=$(BUILD)/fixtures/probes/
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all runner probes fixtures unit deps check-deps run test test-one bench install clean
-all: check-deps $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
+.PHONY: all runner probes fixtures unit deps run test test-one bench install uninstall clean help
+all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
 
 runner: $(BUILD)/runner
 probes: $(PROBE_SO) $(PROBE_BIN)
 fixtures: $(FIXTURE_SO)
 unit: $(UNIT_BIN)
 
-$(BUILD)/obj/runner/%.o: runner/%.c $(wildcard runner/*.h)
+$(BUILD)/obj/runner/%.o: runner/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) -c -o $@ $<
 
 $(BUILD)/runner: $(RUNNER_OBJ)
-	$(CC) $(RUNNER_CFLAGS) -o $@ $^ $(RUNNER_LIBS)
+	$(CC) $(RUNNER_CFLAGS) $(LDFLAGS) -o $@ $^ $(RUNNER_LIBS)
 
-$(BUILD)/probes/%.so: probes/%.c runner/probe.h runner/probe_time.h
+$(BUILD)/probes/%.so: probes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 
 $(BUILD)/probes/bin/%: probes/bin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -static -o $@ $<
+	$(CC) $(STD) $(WARN) $(CPPFLAGS) $(CFLAGS) -O2 -MMD -MP $(LDFLAGS) -static -o $@ $<
 
-$(BUILD)/fixtures/probes/%.so: tests/fixtures/probes/%.c runner/probe.h
+$(BUILD)/fixtures/probes/%.so: tests/fixtures/probes/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/unit/tap.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(RUNNER_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(RUNNER_LIBS)
+	$(CC) $(RUNNER_CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(RUNNER_LIBS)
 
-# Install missing packages only when something is missing (pkg-config or a tool).
-check-deps:
-	@pkg-config --exists $(PKGS) 2>/dev/null || $(MAKE) --no-print-directory deps
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 deps:
 	@sh tools/deps.sh
@@ -79,12 +104,12 @@ deps:
 run: all
 	$(BUILD)/runner specs/
 
-# The whole suite, in a normal build and again under ASan+UBSan, ending with
-# one "N passed, N failed" line.
-test: check-deps
+# The whole suite, warnings as errors, in a normal build and again under
+# ASan+UBSan, ending with one "N passed, N failed" line.
+test:
 	@sh tools/deps.sh --test-only
-	@$(MAKE) --no-print-directory all fixtures unit
-	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all fixtures unit
+	@$(MAKE) --no-print-directory WERROR=1 all fixtures unit
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 WERROR=1 all fixtures unit
 	@sh tests/run-all.sh build build-san
 
 # One build only (quick iteration): make test-one [BUILD=build]
@@ -94,6 +119,9 @@ test-one: all fixtures unit
 bench: all
 	@sh tools/bench.sh $(BUILD)
 
+# The runner finds its probes and templates relative to its own executable
+# (bin/../lib/sysmeter/probes, bin/../share/sysmeter/templates), so any
+# PREFIX or DESTDIR works without a rebuild.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sysmeter/probes/bin \
 		$(DESTDIR)$(PREFIX)/share/sysmeter/specs $(DESTDIR)$(PREFIX)/share/sysmeter/templates
@@ -105,3 +133,6 @@ install: all
 
 clean:
 	rm -rf build build-san
+
+help:
+	@echo "make run | test | test-one | bench | install [PREFIX=... DESTDIR=...] | deps | clean"
