@@ -10,12 +10,12 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "compare.h"
-#include "info.h"
-#include "loader.h"
-#include "report.h"
-#include "rerun.h"
-#include "run.h"
+#include "cli/compare.h"
+#include "cli/info.h"
+#include "exec/loader.h"
+#include "report/report.h"
+#include "cli/rerun.h"
+#include "cli/run.h"
 
 static void usage(FILE *f)
 {

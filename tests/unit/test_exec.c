@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec.h"
-#include "loader.h"
+#include "exec/exec.h"
+#include "exec/loader.h"
 #include "tap.h"
 
 static char fixdir[PATH_MAX + 64];

@@ -16,7 +16,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

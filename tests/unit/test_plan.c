@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "spec.h"
+#include "plan/plan.h"
+#include "spec/spec.h"
 #include "tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

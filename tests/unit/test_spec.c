@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

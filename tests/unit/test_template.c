@@ -3,7 +3,7 @@
  * output format, and the exact error messages (template:line: what).
  */
 #include "tap.h"
-#include "template.h"
+#include "report/template.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "units.h"
+#include "lib/units.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

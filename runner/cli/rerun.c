@@ -1,0 +1,127 @@
+/*
+ * rerun.c - `runner rerun out/<id>`: the same specs (as saved in the run
+ * folder), the same --set/--quick/--filter options, the same seed, into a
+ * new run folder that names its origin.  A changed probe binary is refused
+ * unless --force; a changed machine is reported.  Both go in the manifest.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/loader.h"
+#include "machine/machine.h"
+#include "cli/rerun.h"
+#include "results/results.h"
+
+/* Machine fields whose change makes numbers incomparable. */
+static void machine_changes(const json_t *old, const json_t *now, json_t *changes)
+{
+	static const char *keys[] = {"hostname", "cpu_model", "cpus_online", "memory_bytes",
+				     "kernel", "governor", "thp", "aslr", "virtualization"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *a = json_object_get(old, keys[i]), *b = json_object_get(now, keys[i]);
+		if (json_equal(a, b) || (!a && json_is_null(b)))
+			continue;
+		char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : strdup("absent");
+		char *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : strdup("absent");
+		char msg[1024];
+		snprintf(msg, sizeof msg, "machine: %s changed: %s -> %s", keys[i], sa, sb);
+		json_array_append_new(changes, json_string(msg));
+		free(sa);
+		free(sb);
+	}
+	double ta = json_number_value(json_object_get(old, "tsc_hz"));
+	double tb = json_number_value(json_object_get(now, "tsc_hz"));
+	if (ta > 0 && tb > 0 && fabs(ta - tb) / ta > 0.01) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "machine: TSC frequency changed: %.0f Hz -> %.0f Hz", ta, tb);
+		json_array_append_new(changes, json_string(msg));
+	}
+}
+
+int rerun_main(const char *run_dir, int force, const struct run_opts *base)
+{
+	char path[4096], err[4400];
+	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
+	json_t *m = results_load(path, err, sizeof err);
+	if (!m) {
+		fprintf(stderr, "runner: rerun: %s\n", err);
+		return 2;
+	}
+	json_t *opts = json_object_get(m, "options"), *exps = json_object_get(m, "experiments"), *x;
+	json_t *changes = json_array();
+	size_t i, n = json_array_size(exps);
+	char **files = calloc(n + 1, sizeof *files);
+	int refused = 0, rc;
+
+	/* Probe binaries: same sha256 or refuse. */
+	json_array_foreach(exps, i, x) {
+		const char *name = json_string_value(json_object_get(x, "name"));
+		json_t *pj = json_object_get(x, "probe");
+		const char *pname = json_string_value(json_object_get(pj, "name"));
+		const char *sha = json_string_value(json_object_get(pj, "sha256"));
+		struct loaded_probe lp;
+		char msg[1200];
+		if (asprintf(&files[i], "%s/specs/%s.yaml", run_dir, name ? name : "?") < 0)
+			files[i] = NULL;
+		if (!pname)
+			continue;
+		if (loader_open(pname, &lp, err, sizeof err) < 0) {
+			if (sha) {
+				snprintf(msg, sizeof msg, "probe '%s' no longer loads: %s", pname, err);
+				json_array_append_new(changes, json_string(msg));
+				refused = 1;
+			}
+			continue;
+		}
+		if (sha && strcmp(sha, lp.sha256) != 0) {
+			snprintf(msg, sizeof msg, "probe '%s' changed: sha256 %.12s… -> %.12s…", pname, sha,
+				 lp.sha256);
+			json_array_append_new(changes, json_string(msg));
+			refused = 1;
+		}
+		loader_close(&lp);
+	}
+	double hz = machine_calibrate_tsc();
+	json_t *now = machine_describe(hz);
+	machine_changes(json_object_get(m, "machine"), now, changes);
+	json_decref(now);
+	json_array_foreach(changes, i, x)
+		fprintf(stderr, "runner: rerun: %s\n", json_string_value(x));
+	if (refused && !force) {
+		fprintf(stderr, "runner: rerun: a probe changed since %s; use --force to rerun anyway\n",
+			run_dir);
+		rc = 2;
+		goto out;
+	}
+
+	struct run_opts o = *base;
+	json_t *sets = json_object_get(opts, "set");
+	o.sets = calloc(json_array_size(sets) + 1, sizeof *o.sets);
+	o.n_sets = 0;
+	json_array_foreach(sets, i, x)
+		o.sets[o.n_sets++] = (char *)json_string_value(x);
+	/* The saved specs are exactly the experiments that ran: no filter. */
+	o.filters = NULL;
+	o.n_filters = 0;
+	o.quick = json_is_true(json_object_get(opts, "quick"));
+	const char *seedtxt = json_string_value(json_object_get(m, "seed_text"));
+	o.has_seed = 1;
+	o.seed = seedtxt ? strtoull(seedtxt, NULL, 10)
+			 : (uint64_t)json_integer_value(json_object_get(m, "seed"));
+	if (!o.peer)
+		o.peer = json_string_value(json_object_get(opts, "peer"));
+	o.origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id", json_object_get(m, "run_id"),
+			     "changes", changes);
+	rc = run_main(files, n, &o);
+	json_decref(o.origin);
+	free(o.sets);
+out:
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	json_decref(changes);
+	json_decref(m);
+	return rc;
+}

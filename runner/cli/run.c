@@ -1,0 +1,920 @@
+/*
+ * run.c - `runner [run] SPECS...` and `runner check SPECS...`.
+ *
+ * Everything that can be wrong with the input is found before anything is
+ * written (exit 2, no run folder).  Then each point runs in its own child
+ * (exec.c); each experiment's JSON is rewritten atomically after every
+ * point, so a crash, a kill or Ctrl-C keeps every finished point.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "results/analyze.h"
+#include "exec/exec.h"
+#include "exec/loader.h"
+#include "machine/machine.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "results/results.h"
+#include "cli/run.h"
+#include "spec/spec.h"
+#include "lib/units.h"
+
+#ifndef SYSMETER_VERSION
+#define SYSMETER_VERSION "0.1.0"
+#endif
+
+/* One experiment of the run. */
+struct exp {
+	struct spec spec;
+	int loaded;			/* spec parsed */
+	struct loaded_probe lp;
+	int probe_ok;
+	char probe_err[512];		/* loader message when !probe_ok */
+	struct plan_point *pts;
+	size_t n_pts;
+	json_t *result;			/* filled as points finish */
+	int selected;			/* passed --filter (or pulled in as a dependency) */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expand the command line's paths: a directory means its *.yaml files in
+   name order; a file is taken as it is (spec_load reports unreadable). */
+static int collect(char **paths, size_t npaths, char ***files, size_t *nfiles)
+{
+	char **v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			DIR *d = opendir(paths[i]);
+			struct dirent *de;
+			size_t first = n;
+			if (!d) {
+				fprintf(stderr, "runner: %s: cannot read: %s\n", paths[i], strerror(errno));
+				goto fail;
+			}
+			while ((de = readdir(d))) {
+				if (de->d_name[0] == '.' ||
+				    !(has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".yml")))
+					continue;
+				char *p;
+				const char *sep = has_suffix(paths[i], "/") ? "" : "/";
+				if (asprintf(&p, "%s%s%s", paths[i], sep, de->d_name) < 0)
+					break;
+				v = realloc(v, (n + 1) * sizeof *v);
+				v[n++] = p;
+			}
+			closedir(d);
+			if (n == first) {
+				fprintf(stderr, "runner: %s: no specs (*.yaml) found\n", paths[i]);
+				goto fail;
+			}
+			qsort(v + first, n - first, sizeof *v, cmp_str);
+		} else {
+			v = realloc(v, (n + 1) * sizeof *v);
+			v[n++] = strdup(paths[i]);
+		}
+	}
+	*files = v;
+	*nfiles = n;
+	return 0;
+fail:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return -1;
+}
+
+static struct exp *find_exp(struct exp *e, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (e[i].loaded && strcmp(e[i].spec.name, name) == 0)
+			return &e[i];
+	return NULL;
+}
+
+/* Apply --set EXP.KEY=VALUE to the experiments it names ('*' = all). */
+static int apply_sets(struct exp *e, size_t n, const struct run_opts *o)
+{
+	for (size_t k = 0; k < o->n_sets; k++) {
+		const char *a = o->sets[k], *dot = strchr(a, '.'), *eq = strchr(a, '=');
+		char err[1024];
+		int hit = 0;
+		if (!dot || !eq || dot > eq || dot == a) {
+			fprintf(stderr, "runner: --set %s: expected EXPERIMENT.KEY=VALUE\n", a);
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t len = (size_t)(dot - a);
+			if (!(len == 1 && a[0] == '*') &&
+			    !(strlen(e[i].spec.name) == len && strncmp(e[i].spec.name, a, len) == 0))
+				continue;
+			hit = 1;
+			if (spec_override(&e[i].spec, dot + 1, err, sizeof err) < 0) {
+				fprintf(stderr, "runner: --set %s: %s\n", a, err);
+				return -1;
+			}
+		}
+		if (!hit) {
+			fprintf(stderr, "runner: --set %s: no experiment '%.*s' in this run\n", a,
+				(int)(dot - a), a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A probe name close to an unknown one, from the probe directory. */
+static void suggest_probe(const char *name, char *buf, size_t len)
+{
+	char **names = NULL;
+	size_t n = 0;
+	buf[0] = 0;
+	if (loader_list(&names, &n) < 0)
+		return;
+	const char *s = spec_suggest(name, (const char *const *)names, n);
+	if (s)
+		snprintf(buf, len, " (did you mean '%s'?)", s);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Apply a spec's own `quick:` assignments to it (under --quick, or to a
+   throw-away copy to validate them).  Errors name the entry's position. */
+static int apply_quick(struct spec *s, char *err, size_t errlen)
+{
+	size_t n = s->n_quick;
+	char **a = calloc(n + 1, sizeof *a);
+	struct spec_pos *pos = calloc(n + 1, sizeof *pos);
+	char *file = strdup(s->file), msg[1024];
+	int rc = 0;
+
+	/* spec_override replaces *s: keep our own copies. */
+	for (size_t i = 0; i < n; i++) {
+		a[i] = strdup(s->quick[i]);
+		pos[i] = s->quick_pos[i];
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (spec_override(s, a[i], msg, sizeof msg) < 0) {
+			snprintf(err, errlen, "%s:%d:%d: quick: %s", file, pos[i].line, pos[i].col, msg);
+			rc = -1;
+		}
+	for (size_t i = 0; i < n; i++)
+		free(a[i]);
+	free(a);
+	free(pos);
+	free(file);
+	return rc;
+}
+
+/* Load, override, filter, resolve probes, bind, plan: everything that can
+   reject the input.  Returns 0 or 2 (message printed). */
+static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct exp **out,
+		   size_t *nout)
+{
+	struct exp *e = calloc(nfiles + 1, sizeof *e);
+	size_t n = 0;
+	char err[2048];
+
+	for (size_t i = 0; i < nfiles; i++) {
+		if (spec_load(files[i], &e[n].spec, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: %s\n", err);
+			goto bad;
+		}
+		e[n].loaded = 1;
+		if (o->quick && apply_quick(&e[n].spec, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: %s\n", err);
+			n++;
+			goto bad;
+		}
+		struct exp *dup = find_exp(e, n, e[n].spec.name);
+		if (dup) {
+			fprintf(stderr, "runner: %s: experiment '%s' is also defined in %s\n",
+				files[i], e[n].spec.name, dup->spec.file);
+			n++;
+			goto bad;
+		}
+		n++;
+	}
+	if (apply_sets(e, n, o) < 0)
+		goto bad;
+	/* --filter, then pull in what the selected experiments subtract, from
+	   the run or from a spec file of that name beside the user's spec. */
+	for (size_t i = 0; i < n; i++) {
+		e[i].selected = o->n_filters == 0;
+		for (size_t f = 0; f < o->n_filters; f++)
+			if (fnmatch(o->filters[f], e[i].spec.name, 0) == 0)
+				e[i].selected = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!e[i].selected)
+			continue;
+		for (size_t d = 0; d < e[i].spec.n_subtract; d++) {
+			const char *dep = e[i].spec.subtract[d];
+			struct exp *x = find_exp(e, n, dep);
+			if (x) {
+				x->selected = 1;
+				continue;
+			}
+			char path[4096], *slash;
+			snprintf(path, sizeof path, "%s", e[i].spec.file);
+			slash = strrchr(path, '/');
+			snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
+				 "%s.yaml", dep);
+			if (access(path, R_OK) != 0)
+				continue;	/* plan_order reports it with its position */
+			e = realloc(e, (n + 2) * sizeof *e);
+			memset(&e[n], 0, sizeof e[n]);
+			if (spec_load(path, &e[n].spec, err, sizeof err) < 0) {
+				fprintf(stderr, "runner: %s\n", err);
+				n++;
+				goto bad;
+			}
+			e[n].loaded = e[n].selected = 1;
+			n++;
+			if (o->quick && apply_quick(&e[n - 1].spec, err, sizeof err) < 0) {
+				fprintf(stderr, "runner: %s\n", err);
+				goto bad;
+			}
+			/* --set for it was already rejected if it named it; apply '*'. */
+		}
+	}
+	/* Drop the unselected. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].selected)
+			e[k++] = e[i];
+		else
+			spec_free(&e[i].spec);
+	}
+	n = k;
+	if (n == 0) {
+		fprintf(stderr, "runner: no experiment matches the filter\n");
+		goto bad;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct spec *s = &e[i].spec;
+		if (loader_open(s->probe, &e[i].lp, e[i].probe_err, sizeof e[i].probe_err) < 0) {
+			if (strstr(e[i].probe_err, "': not found in ")) {
+				char hint[256];
+				suggest_probe(s->probe, hint, sizeof hint);
+				fprintf(stderr, "runner: %s:%d:%d: unknown probe '%s'%s\n", s->file,
+					s->probe_pos.line, s->probe_pos.col, s->probe, hint);
+				goto bad;
+			}
+			if (o->check_only) {
+				fprintf(stderr, "runner: %s:%d:%d: %s\n", s->file, s->probe_pos.line,
+					s->probe_pos.col, e[i].probe_err);
+				goto bad;
+			}
+			continue;	/* recorded as a failed experiment when run */
+		}
+		e[i].probe_ok = 1;
+		if (s->n_quick) {
+			/* Validate the quick profile on a copy, whether or not this
+			   is a quick run, so its errors name its own lines. */
+			struct spec q;
+			int bad = spec_load(s->file, &q, err, sizeof err) < 0 ||
+				  spec_bind(&q, e[i].lp.p, err, sizeof err) < 0 ||
+				  apply_quick(&q, err, sizeof err) < 0;
+			spec_free(&q);
+			if (bad) {
+				fprintf(stderr, "runner: %s\n", err);
+				goto bad;
+			}
+		}
+		if (spec_bind(s, e[i].lp.p, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: %s\n", err);
+			goto bad;
+		}
+		if (o->quick)
+			plan_quick(s);
+		if (plan_points(s, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: %s\n", err);
+			goto bad;
+		}
+	}
+	*out = e;
+	*nout = n;
+	return 0;
+bad:
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].probe_ok)
+			loader_close(&e[i].lp);
+		plan_points_free(e[i].pts, e[i].n_pts);
+		spec_free(&e[i].spec);
+	}
+	free(e);
+	return 2;
+}
+
+static void free_exps(struct exp *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].probe_ok)
+			loader_close(&e[i].lp);
+		plan_points_free(e[i].pts, e[i].n_pts);
+		json_decref(e[i].result);
+		spec_free(&e[i].spec);
+	}
+	free(e);
+}
+
+/* --- the resolved spec, for the result file ---------------------------- */
+
+static json_t *resolved_spec(const struct spec *s)
+{
+	static const char *outl[] = {"none", "tukey", "mad", "median_ratio", "trim"};
+	static const char *est[] = {"mean", "median", "min", "max", "trimmed_mean"};
+	json_t *j = json_object(), *params = json_object(), *sub = json_array(), *fi = json_array();
+
+	if (s->bound)
+		for (size_t a = 0; a < s->n_axis; a++) {
+			json_t *vals = json_array();
+			for (size_t v = 0; v < s->axis_n[a]; v++)
+				json_array_append_new(vals, json_string(s->axis[a][v].text));
+			json_object_set_new(params, s->bound->params[a].name, vals);
+		}
+	for (size_t i = 0; i < s->n_subtract; i++)
+		json_array_append_new(sub, json_string(s->subtract[i]));
+	for (size_t i = 0; i < s->n_findings; i++)
+		json_array_append_new(fi, json_string(s->findings[i]));
+	json_object_set_new(j, "file", json_string(s->file));
+	json_object_set_new(j, "name", json_string(s->name));
+	json_object_set_new(j, "title", json_string(s->title));
+	json_object_set_new(j, "group", json_string(s->group));
+	json_object_set_new(j, "probe", json_string(s->probe));
+	json_object_set_new(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
+	json_object_set_new(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
+		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
+		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
+	json_object_set_new(j, "warmup", json_integer(s->warmup));
+	json_object_set_new(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
+							   : json_string("auto"));
+	json_object_set_new(j, "min_sample_time_s", results_num(s->min_sample_time));
+	json_object_set_new(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
+		"k", results_num(s->out_k), "lo", results_num(s->out_lo), "hi", results_num(s->out_hi)));
+	json_object_set_new(j, "estimate", json_pack("{s:s,s:o}", "name", est[s->estimate],
+						     "p", results_num(s->est_p)));
+	json_object_set_new(j, "subtract", sub);
+	json_object_set_new(j, "cpu", s->cpu >= 0 ? json_integer(s->cpu) : json_null());
+	json_object_set_new(j, "priority", s->has_priority ? json_integer(s->priority) : json_null());
+	json_object_set_new(j, "timeout_s", results_num(s->timeout));
+	json_object_set_new(j, "params", params);
+	if (s->chart.present) {
+		json_t *c = json_object();
+#define CH(k) json_object_set_new(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
+		CH(x); CH(y); CH(series); CH(xlabel); CH(ylabel); CH(title); CH(kind);
+#undef CH
+		json_object_set_new(c, "logx", json_integer(s->chart.logx));
+		json_object_set_new(c, "logy", json_integer(s->chart.logy));
+		json_object_set_new(j, "chart", c);
+	} else {
+		json_object_set_new(j, "chart", json_null());
+	}
+	json_t *pred = json_array();
+	for (size_t i = 0; i < s->n_predict; i++) {
+		json_t *w = json_object();
+		for (size_t k = 0; k < s->predict[i].n_where; k++)
+			json_object_set_new(w, s->predict[i].where[k].param,
+					    json_string(s->predict[i].where[k].text));
+		json_array_append_new(pred, json_pack("{s:o,s:o,s:s,s:s}", "where", w,
+			"value", results_num(s->predict[i].value),
+			"value_text", s->predict[i].value_text ? s->predict[i].value_text : "",
+			"why", s->predict[i].why ? s->predict[i].why : ""));
+	}
+	json_object_set_new(j, "predict", pred);
+	json_object_set_new(j, "findings", fi);
+	return j;
+}
+
+static json_t *probe_json(const struct exp *x)
+{
+	const struct probe *p = x->lp.p;
+	json_t *metrics = json_array(), *params = json_array();
+	static const char *types[] = {"?", "int", "size", "time", "double", "string", "bool"};
+	for (size_t i = 0; i < x->lp.n_metrics; i++)
+		json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", p->metrics[i].name,
+			"unit", p->metrics[i].unit ? p->metrics[i].unit : "",
+			"help", p->metrics[i].help ? p->metrics[i].help : ""));
+	for (size_t i = 0; i < x->lp.n_params; i++) {
+		const struct probe_param *pp = &p->params[i];
+		json_array_append_new(params, json_pack("{s:s,s:s,s:s,s:s}", "name", pp->name,
+			"type", pp->type >= 1 && pp->type <= 6 ? types[pp->type] : "?",
+			"default", pp->def ? pp->def : "", "help", pp->help ? pp->help : ""));
+	}
+	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:i,s:o,s:o}", "name", p->name,
+			 "version", p->version ? p->version : "", "summary", p->summary ? p->summary : "",
+			 "unit", p->unit ? p->unit : "", "bigger_is_better", p->bigger_is_better,
+			 "path", x->lp.path, "sha256", x->lp.sha256, "abi", (int)p->abi,
+			 "metrics", metrics, "params", params);
+}
+
+static json_t *new_result(const struct exp *x, double tsc_hz)
+{
+	const struct spec *s = &x->spec;
+	json_t *r = json_object();
+	json_object_set_new(r, "schema", json_string("sysmeter.result/1"));
+	json_object_set_new(r, "experiment", json_string(s->name));
+	json_object_set_new(r, "title", json_string(s->title));
+	json_object_set_new(r, "group", json_string(s->group));
+	json_object_set_new(r, "description", json_string(s->description ? s->description : ""));
+	json_object_set_new(r, "status", json_string("running"));
+	if (x->probe_ok)
+		json_object_set_new(r, "probe", probe_json(x));
+	else
+		json_object_set_new(r, "probe", json_pack("{s:s,s:n,s:s,s:b,s:n,s:n,s:[],s:[]}",
+			"name", s->probe, "version", "unit", "", "bigger_is_better", 0, "path", "sha256",
+			"metrics", "params"));
+	json_object_set_new(r, "tsc_hz", results_num(tsc_hz));
+	json_object_set_new(r, "spec", resolved_spec(s));
+	json_object_set_new(r, "points", json_array());
+	json_object_set_new(r, "findings", json_object());
+	return r;
+}
+
+/* --- progress ---------------------------------------------------------- */
+
+struct progress {
+	const struct run_opts *o;
+	int tty;
+	const struct exp *x;
+	size_t point, npoints;		/* this experiment */
+	size_t done_all, total_all;	/* whole run */
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_sample(void *arg, const struct point_result *r)
+{
+	struct progress *pg = arg;
+	if (!pg->tty || pg->o->quiet)
+		return;
+	double vals[4096];
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_samples && n < 4096; i++)
+		if (!r->samples[i].warmup && r->samples[i].valid)
+			vals[n++] = r->samples[i].value;
+	double mean = 0, sd = 0;
+	for (size_t i = 0; i < n; i++)
+		mean += vals[i];
+	mean = n ? mean / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		sd += (vals[i] - mean) * (vals[i] - mean);
+	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : NAN;
+	double el = now_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
+	double eta = per * (double)(pg->total_all - pg->done_all);
+	char eta_txt[32] = "?";
+	if (isfinite(eta))
+		snprintf(eta_txt, sizeof eta_txt, "%.0fs", eta);
+	if (n == 0)
+		fprintf(stderr, "\r\033[K%s  point %zu/%zu  warming up  ETA %s", pg->x->spec.name,
+			pg->point + 1, pg->npoints, eta_txt);
+	else
+		fprintf(stderr, "\r\033[K%s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
+			pg->x->spec.name, pg->point + 1, pg->npoints, mean,
+			n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
+	fflush(stderr);
+}
+
+/* --- the run folder ---------------------------------------------------- */
+
+static char *git_commit(void)
+{
+	/* The runner's source checkout, if it is one: read .git/HEAD beside
+	   the binary's parent (build/runner -> ..) without running git. */
+	char exe[4096], path[4400], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
+		*slash = 0;
+	snprintf(path, sizeof path, "%s/.git/HEAD", exe);
+	FILE *f = fopen(path, "r");
+	char line[512];
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof line, f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	if (strncmp(line, "ref: ", 5) != 0)
+		return strdup(line);
+	snprintf(path, sizeof path, "%s/.git/%s", exe, line + 5);
+	f = fopen(path, "r");
+	if (!f) {
+		/* packed refs */
+		snprintf(path, sizeof path, "%s/.git/packed-refs", exe);
+		if (!(f = fopen(path, "r")))
+			return NULL;
+		char l2[600], *res = NULL;
+		while (!res && fgets(l2, sizeof l2, f)) {
+			l2[strcspn(l2, "\n")] = 0;
+			char *sp = strchr(l2, ' ');
+			if (sp && strcmp(sp + 1, line + 5) == 0) {
+				*sp = 0;
+				res = strdup(l2);
+			}
+		}
+		fclose(f);
+		return res;
+	}
+	char *r = fgets(line, sizeof line, f) ? strdup(line) : NULL;
+	fclose(f);
+	if (r)
+		r[strcspn(r, "\n")] = 0;
+	return r;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *manifest_new(const struct run_opts *o, const char *run_id, uint64_t seed,
+			    json_t *machine, struct exp *e, size_t n, const size_t *order)
+{
+	json_t *m = json_object(), *argv = json_array(), *sets = json_array(),
+	       *filters = json_array(), *exps = json_array();
+	char started[64], cwd[4096] = "";
+	char *commit = git_commit();
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	for (size_t i = 0; i < o->n_sets; i++)
+		json_array_append_new(sets, json_string(o->sets[i]));
+	for (size_t i = 0; i < o->n_filters; i++)
+		json_array_append_new(filters, json_string(o->filters[i]));
+	iso_now(started, sizeof started);
+	if (!getcwd(cwd, sizeof cwd))
+		cwd[0] = 0;
+	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
+	json_object_set_new(m, "run_id", json_string(run_id));
+	json_object_set_new(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
+		"git_commit", commit ? json_string(commit) : json_null()));
+	free(commit);
+	json_object_set_new(m, "command_line", argv);
+	json_object_set_new(m, "cwd", json_string(cwd));
+	/* JSON numbers are doubles for most readers: keep the seed exact as text too. */
+	char seedtxt[32];
+	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)seed);
+	json_object_set_new(m, "seed", json_integer((json_int_t)(seed & 0x1fffffffffffffULL)));
+	json_object_set_new(m, "seed_text", json_string(seedtxt));
+	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o}", "quick", o->quick,
+		"set", sets, "filter", filters, "probe_dir", loader_dir(),
+		"peer", o->peer ? json_string(o->peer) : json_null()));
+	json_object_set_new(m, "started", json_string(started));
+	json_object_set_new(m, "finished", json_null());
+	json_object_set_new(m, "status", json_string("running"));
+	json_object_set_new(m, "exit_code", json_null());
+	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
+	json_object_set_new(m, "machine", json_incref(machine));
+	for (size_t k = 0; k < n; k++) {
+		struct exp *x = &e[order[k]];
+		json_t *pj = x->probe_ok ? json_pack("{s:s,s:s,s:s,s:i,s:s}", "name", x->lp.p->name,
+			"path", x->lp.path, "version", x->lp.p->version ? x->lp.p->version : "",
+			"abi", (int)x->lp.p->abi, "sha256", x->lp.sha256)
+					 : json_pack("{s:s,s:n,s:n,s:n,s:n,s:s}", "name", x->spec.probe,
+			"path", "version", "abi", "sha256", "error", x->probe_err);
+		char res[600];
+		snprintf(res, sizeof res, "results/%s.json", x->spec.name);
+		json_array_append_new(exps, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}",
+			"name", x->spec.name, "title", x->spec.title, "group", x->spec.group,
+			"file", x->spec.file, "spec_sha256", x->spec.sha256, "spec_text", x->spec.text,
+			"result", res, "status", "pending", "probe", pj));
+	}
+	json_object_set_new(m, "experiments", exps);
+	return m;
+}
+
+static int write_manifest(const char *dir, json_t *m)
+{
+	char path[4400], err[4600];
+	snprintf(path, sizeof path, "%s/manifest.json", dir);
+	if (results_write_json(path, m, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_result(const char *dir, const struct exp *x)
+{
+	char path[4400], err[4600];
+	snprintf(path, sizeof path, "%s/results/%s.json", dir, x->spec.name);
+	if (results_write_json(path, x->result, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser: well-spread per-point seeds from the run seed. */
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void print_summary(const struct exp *x)
+{
+	const json_t *pts = json_object_get(x->result, "points"), *p;
+	const char *st = json_string_value(json_object_get(x->result, "status"));
+	const char *unit = json_string_value(json_object_get(json_object_get(x->result, "probe"), "unit"));
+	size_t i;
+	printf("%-20s %-11s", x->spec.name, st ? st : "?");
+	if (json_array_size(pts) == 1 || !x->probe_ok) {
+		p = json_array_get(pts, 0);
+		json_t *est = json_object_get(p, "estimate"), *ci = json_object_get(p, "ci");
+		if (json_is_number(est))
+			printf(" %.4g %s", json_number_value(est), unit ? unit : "");
+		if (json_is_array(ci) && json_is_number(json_array_get(ci, 0)))
+			printf(" [%.4g, %.4g]", json_number_value(json_array_get(ci, 0)),
+			       json_number_value(json_array_get(ci, 1)));
+		const char *reason = json_string_value(json_object_get(p, "reason"));
+		if (reason)
+			printf(" %s", reason);
+	} else {
+		size_t ok = 0;
+		json_array_foreach(pts, i, p)
+			if (strcmp(json_string_value(json_object_get(p, "status")) ?: "", "ok") == 0)
+				ok++;
+		printf(" %zu/%zu points ok", ok, json_array_size(pts));
+		json_array_foreach(pts, i, p) {
+			const char *reason = json_string_value(json_object_get(p, "reason"));
+			if (reason) {
+				printf(" (first problem: %s)", reason);
+				break;
+			}
+		}
+	}
+	printf("\n");
+}
+
+int run_main(char **paths, size_t npaths, const struct run_opts *o)
+{
+	char **files = NULL, err[4096], dir[4096];
+	size_t nfiles = 0, n = 0;
+	struct exp *e = NULL;
+	int rc;
+
+	if (collect(paths, npaths, &files, &nfiles) < 0)
+		return 2;
+	rc = prepare(files, nfiles, o, &e, &n);
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	if (rc)
+		return rc;
+
+	size_t *order = calloc(n, sizeof *order);
+	struct spec **specs = calloc(n, sizeof *specs);
+	for (size_t i = 0; i < n; i++)
+		specs[i] = &e[i].spec;
+	rc = plan_order(specs, n, order, err, sizeof err);
+	free(specs);
+	if (rc < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		free(order);
+		free_exps(e, n);
+		return 2;
+	}
+	if (o->check_only) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s: ok (%s, probe '%s', %zu point%s)\n", e[i].spec.file, e[i].spec.name,
+			       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");
+		free(order);
+		free_exps(e, n);
+		return 0;
+	}
+
+	/* The run folder. */
+	uint64_t seed = o->seed;
+	if (!o->has_seed && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	char run_id[256];
+	if (o->run_id) {
+		snprintf(run_id, sizeof run_id, "%s", o->run_id);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(run_id, sizeof run_id, "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(run_id + strlen(run_id), sizeof run_id - strlen(run_id), "-%06llx",
+			 (unsigned long long)(mix64(seed ^ (uint64_t)getpid()) & 0xffffff));
+	}
+	snprintf(dir, sizeof dir, "%s/%s", o->out_dir, run_id);
+	if (access(dir, F_OK) == 0) {
+		fprintf(stderr, "runner: %s: run folder already exists\n", dir);
+		free(order);
+		free_exps(e, n);
+		return 2;
+	}
+	char sub[4200];
+	snprintf(sub, sizeof sub, "%s/results", dir);
+	if (results_mkdirs(sub, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		free(order);
+		free_exps(e, n);
+		return 3;
+	}
+	snprintf(sub, sizeof sub, "%s/specs", dir);
+	results_mkdirs(sub, err, sizeof err);
+	for (size_t i = 0; i < n; i++) {
+		char p[4400];
+		snprintf(p, sizeof p, "%s/specs/%s.yaml", dir, e[i].spec.name);
+		if (results_write_file(p, e[i].spec.text, strlen(e[i].spec.text), err, sizeof err) < 0)
+			fprintf(stderr, "runner: %s\n", err);
+	}
+
+	if (o->verbose)
+		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
+	double tsc_hz = machine_calibrate_tsc();
+	json_t *machine = machine_describe(tsc_hz);
+	json_t *manifest = manifest_new(o, run_id, seed, machine, e, n, order);
+	write_manifest(dir, manifest);
+
+	/* Ctrl-C / SIGTERM: stop the running point (exec kills its process
+	   group), keep everything finished.  No SA_RESTART: poll() must wake. */
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	interrupted = 0;
+
+	char scratch[4096];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(scratch, sizeof scratch, "%s/sysmeter.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(scratch))
+		snprintf(scratch, sizeof scratch, "%s", dir);
+
+	struct progress pg = {.o = o, .tty = isatty(2), .t0 = now_s()};
+	for (size_t i = 0; i < n; i++)
+		pg.total_all += e[i].probe_ok ? e[i].n_pts : 1;
+
+	int any_failed = 0;
+	json_t *all_results = json_array();
+	for (size_t k = 0; k < n && !interrupted; k++) {
+		struct exp *x = &e[order[k]];
+		x->result = new_result(x, tsc_hz);
+		json_t *points = json_object_get(x->result, "points");
+		write_result(dir, x);	/* visible as "running" from the start */
+		if (!x->probe_ok) {
+			/* A broken probe fails its experiment, not the run. */
+			json_array_append_new(points, json_pack("{s:i,s:{},s:{},s:s,s:s,s:[],s:i,s:n,s:n,s:[]}",
+				"index", 0, "params", "params_text", "status", "failed", "reason", x->probe_err,
+				"samples", "n", 0, "estimate", "ci", "sanity"));
+			fprintf(stderr, "runner: %s\n", x->probe_err);
+			pg.done_all++;
+		}
+		json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
+		for (size_t d = 0; d < x->spec.n_subtract; d++) {
+			struct exp *dx = find_exp(e, n, x->spec.subtract[d]);
+			deps[d] = dx ? dx->result : NULL;
+		}
+		pg.x = x;
+		pg.npoints = x->n_pts;
+		for (size_t pi = 0; x->probe_ok && pi < x->n_pts && !interrupted; pi++) {
+			struct plan_point *pt = &x->pts[pi];
+			struct point_result r;
+			uint64_t pseed = mix64(seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
+			struct exec_ctx ctx = {
+				.seed = pseed, .scratch_root = scratch, .peer = o->peer, .tsc_hz = tsc_hz,
+				.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
+				.interrupted = &interrupted, .on_sample = on_sample, .arg = &pg,
+			};
+			pg.point = pi;
+			if (o->verbose) {
+				json_t *pt_text = analyze_params(&x->spec, pt, 1);
+				char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
+				fprintf(stderr, "runner: '%s' point %zu/%zu %s\n", x->spec.name, pi + 1,
+					x->n_pts, t ? t : "");
+				free(t);
+				json_decref(pt_text);
+			}
+			if (exec_point(&ctx, &x->spec, &x->lp, pt, &r) < 0) {
+				fprintf(stderr, "runner: '%s': %s\n", x->spec.name, r.reason);
+			}
+			json_array_append_new(points, analyze_point(&x->spec, &x->lp, pt, &r, tsc_hz,
+								    pseed, deps));
+			exec_result_free(&r);
+			pg.done_all++;
+			json_object_set_new(x->result, "status",
+					    json_string(analyze_status(points, interrupted)));
+			write_result(dir, x);
+		}
+		free(deps);
+		if (pg.tty && !o->quiet)
+			fprintf(stderr, "\r\033[K");
+		if (x->probe_ok && x->spec.n_findings && !interrupted)
+			analyze_findings(&x->spec, x->result, machine);
+		const char *st = analyze_status(points, interrupted);
+		json_object_set_new(x->result, "status", json_string(st));
+		write_result(dir, x);
+		if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
+			any_failed = 1;
+		json_object_set_new(json_array_get(json_object_get(manifest, "experiments"), k), "status",
+				    json_string(st));
+		write_manifest(dir, manifest);
+		json_array_append(all_results, x->result);
+		if (!o->quiet)
+			print_summary(x);
+	}
+	nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	int exit_code = interrupted ? 130 : any_failed ? 1 : 0;
+	if (results_write_csv(dir, all_results, err, sizeof err) < 0)
+		fprintf(stderr, "runner: %s\n", err);
+	if (results_link_latest(o->out_dir, run_id, err, sizeof err) < 0)
+		fprintf(stderr, "runner: %s\n", err);
+	char fin[64];
+	iso_now(fin, sizeof fin);
+	json_object_set_new(manifest, "finished", json_string(fin));
+	json_object_set_new(manifest, "status", json_string(interrupted ? "interrupted" : "complete"));
+	json_object_set_new(manifest, "exit_code", json_integer(exit_code));
+	write_manifest(dir, manifest);
+	if (interrupted)
+		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", dir);
+	if (!o->no_report && !interrupted) {
+		const char *tdir = o->templates ? o->templates : report_default_templates();
+		if (o->verbose)
+			fprintf(stderr, "runner: rendering the report from %s\n", tdir);
+		if (report_render(dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+				  o->verbose, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: report: %s\n", err);
+			if (!exit_code)
+				exit_code = 1;
+		}
+	}
+	printf("%s\n", dir);
+	fflush(stdout);
+	json_decref(all_results);
+	json_decref(manifest);
+	json_decref(machine);
+	free(order);
+	free_exps(e, n);
+	return exit_code;
+}

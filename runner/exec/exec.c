@@ -1,0 +1,862 @@
+/*
+ * exec.c - run one point in a forked child (design §5.4).
+ *
+ * The child leads its own process group (so a timeout or Ctrl-C kills every
+ * task the probe made, and the terminal's SIGINT does not reach it), resets
+ * every signal to its default, pins itself and sets its priority as the spec
+ * asks (recording what worked), makes a private scratch directory, then runs
+ * the probe: setup, iterations (fixed or calibrated), warmups, repetitions
+ * (fixed or adaptive), sanity, teardown.  Everything it learns goes to the
+ * parent as fixed-size binary messages over a pipe; writes are smaller than
+ * PIPE_BUF, so each message arrives whole.  The child only ever leaves
+ * through _exit().
+ *
+ * The parent waits with ppoll() on the pipe and on a pidfd of the child
+ * (so a dead child is noticed even when a grandchild still holds the pipe),
+ * with SIGINT/SIGTERM blocked except inside ppoll() so the runner's handler
+ * cannot slip between the check of *ctx->interrupted and the wait.  On a
+ * timeout or an interrupt it kills the child's process group.  After the
+ * child is gone it kills the group again (strays), reaps the child and,
+ * being a child subreaper for the duration of the point, every orphan of
+ * that group, and removes the scratch directory if the child could not.
+ */
+#include "exec/exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats/stats.h"
+#include "lib/units.h"
+
+#define ITER_CAP (1ULL << 40)		/* most operations per sample */
+#define CALIBRATE_BUDGET 2.0		/* seconds spent calibrating at most */
+#define REAP_BUDGET 5.0			/* seconds to wait for killed strays */
+#define ERRLEN 256			/* probe hooks' error buffer */
+#define MSG_TEXT 480
+
+enum msg_type {
+	MSG_PLACEMENT = 1,	/* cpu, pinned, priority, prio_applied, text = note */
+	MSG_SCRATCH,		/* text = the scratch directory (parent cleans up) */
+	MSG_ITERATIONS,		/* iterations */
+	MSG_SAMPLE,		/* value, extra, flags, warmup, text = note */
+	MSG_ERROR,		/* text = reason (status failed) */
+	MSG_SKIP,		/* text = reason (status skipped) */
+	MSG_SANITY,		/* text = the probe's sanity message */
+	MSG_DONE,		/* cpu = where the sampling thread ended */
+};
+
+struct msg {
+	uint32_t type;
+	int32_t cpu, pinned, priority, prio_applied, warmup;
+	uint32_t flags;
+	uint64_t iterations;
+	double value;
+	double extra[PROBE_MAX_EXTRA];
+	char text[MSG_TEXT];
+};
+
+_Static_assert(sizeof(struct msg) <= PIPE_BUF, "a message must be written atomically");
+
+const char *exec_status_name(enum point_status st)
+{
+	switch (st) {
+	case PT_OK: return "ok";
+	case PT_FAILED: return "failed";
+	case PT_SKIPPED: return "skipped";
+	case PT_TIMEOUT: return "timeout";
+	case PT_INTERRUPTED: return "interrupted";
+	}
+	return "unknown";
+}
+
+void exec_result_free(struct point_result *r)
+{
+	if (!r)
+		return;
+	free(r->samples);
+	r->samples = NULL;
+	r->n_samples = 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* rm -rf: depth first, never following symlinks or crossing mounts. */
+static void rm_rf(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* ---------------------------------------------------------------- child */
+
+struct child {
+	const struct exec_ctx *ctx;
+	const struct spec *s;
+	const struct probe *p;
+	int fd;			/* write end of the pipe */
+	char scratch[PATH_MAX];
+	void *state;
+	int set_up;		/* setup() was called: teardown() is due */
+	int end_cpu;		/* where the last sample ran */
+};
+
+static void child_send(struct child *c, struct msg *m)
+{
+	const char *b = (const char *)m;
+	size_t left = sizeof *m;
+
+	while (left > 0) {
+		ssize_t w = write(c->fd, b, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(127);	/* the parent is gone: nobody to report to */
+		b += w;
+		left -= (size_t)w;
+	}
+}
+
+static void child_text(struct child *c, enum msg_type type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void child_text(struct child *c, enum msg_type type, const char *fmt, ...)
+{
+	struct msg m;
+	va_list ap;
+
+	memset(&m, 0, sizeof m);
+	m.type = type;
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof m.text, fmt, ap);
+	va_end(ap);
+	child_send(c, &m);
+}
+
+/* Tear down, clean up and leave; the only way out of the child. */
+static void child_finish(struct child *c, int code) __attribute__((noreturn));
+static void child_finish(struct child *c, int code)
+{
+	if (c->set_up)
+		c->p->teardown(c->state);
+	if (c->scratch[0])
+		rm_rf(c->scratch);
+	if (code == 0) {
+		struct msg m;
+
+		memset(&m, 0, sizeof m);
+		m.type = MSG_DONE;
+		m.cpu = c->end_cpu;
+		child_send(c, &m);
+	}
+	_exit(code);
+}
+
+/* A hook failed: report "hook: message" and leave. */
+static void child_fail(struct child *c, const char *hook, int rc, const char *err)
+	__attribute__((noreturn));
+static void child_fail(struct child *c, const char *hook, int rc, const char *err)
+{
+	if (err[0])
+		child_text(c, MSG_ERROR, "%s: %s", hook, err);
+	else if (rc < 0)
+		child_text(c, MSG_ERROR, "%s: %s", hook, strerror(-rc));
+	else
+		child_text(c, MSG_ERROR, "%s: returned %d", hook, rc);
+	child_finish(c, 1);
+}
+
+static void host_log(const struct probe_host *h, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void host_log(const struct probe_host *h, int level, const char *fmt, ...)
+{
+	const struct child *c = h->user;
+	char line[1024];
+	va_list ap;
+	int n;
+
+	(void)level;
+	if (!c->ctx->verbose)
+		return;
+	n = snprintf(line, sizeof line, "probe '%s': ", c->p->name);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	n = (int)strlen(line);
+	if (n > 0 && line[n - 1] != '\n')
+		line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
+/* Default signal dispositions, nothing blocked, no core files, stdin from
+   /dev/null, stdout to stderr (the runner's stdout carries the run folder),
+   and die with the runner. */
+static void child_sanitise(pid_t parent)
+{
+	struct sigaction sa;
+	struct rlimit nocore = { 0, 0 };
+	sigset_t none;
+	int fd;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);	/* EINVAL for libc-reserved: fine */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	getrlimit(RLIMIT_CORE, &nocore);
+	nocore.rlim_cur = 0;
+	setrlimit(RLIMIT_CORE, &nocore);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != STDIN_FILENO) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+/* Pin and set priority as asked; tell the parent what happened.  Returns
+   1 when pinned. */
+static int child_place(struct child *c)
+{
+	const struct spec *s = c->s;
+	struct msg m;
+	size_t off = 0;
+
+	memset(&m, 0, sizeof m);
+	m.type = MSG_PLACEMENT;
+	if (s->cpu >= 0) {
+		cpu_set_t set;
+		int rc = -1;
+
+		CPU_ZERO(&set);
+		if (s->cpu < CPU_SETSIZE) {
+			CPU_SET(s->cpu, &set);
+			rc = sched_setaffinity(0, sizeof set, &set);
+		} else {
+			errno = EINVAL;
+		}
+		m.pinned = rc == 0;
+		if (rc != 0)
+			off += (size_t)snprintf(m.text, sizeof m.text,
+						"sched_setaffinity(cpu %d): %s", s->cpu,
+						strerror(errno));
+	}
+	if (s->has_priority) {
+		if (setpriority(PRIO_PROCESS, 0, s->priority) == 0) {
+			m.prio_applied = 1;
+		} else if (off < sizeof m.text) {
+			snprintf(m.text + off, sizeof m.text - off, "%ssetpriority(%d): %s",
+				 off ? "; " : "", s->priority, strerror(errno));
+		}
+	}
+	errno = 0;
+	m.priority = getpriority(PRIO_PROCESS, 0);
+	m.cpu = sched_getcpu();
+	child_send(c, &m);
+	return m.pinned;
+}
+
+/* prepare() (untimed), then one timed sample(). */
+static void child_sample(struct child *c, uint64_t iters, struct probe_sample *smp,
+			 double *elapsed)
+{
+	char err[ERRLEN] = "";
+	double t0;
+	int rc;
+
+	if (c->p->prepare && (rc = c->p->prepare(c->state, err, sizeof err)) != 0) {
+		err[sizeof err - 1] = '\0';
+		child_fail(c, "prepare", rc, err);
+	}
+	memset(smp, 0, sizeof *smp);
+	t0 = now_s();
+	rc = c->p->sample(c->state, iters, smp, err, sizeof err);
+	*elapsed = now_s() - t0;
+	if (rc != 0) {
+		err[sizeof err - 1] = '\0';
+		child_fail(c, "sample", rc, err);
+	}
+}
+
+static void child_send_sample(struct child *c, const struct probe_sample *smp, int warmup)
+{
+	struct msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = MSG_SAMPLE;
+	m.value = smp->value;
+	memcpy(m.extra, smp->extra, sizeof m.extra);
+	m.flags = smp->flags;
+	m.warmup = warmup;
+	memcpy(m.text, smp->note, sizeof smp->note);
+	m.text[sizeof smp->note - 1] = '\0';
+	child_send(c, &m);
+}
+
+/* Operations per sample: the spec's, the probe's fixed count, or doubled
+   from the probe's hint until one sample lasts min_sample_time. */
+static uint64_t child_iterations(struct child *c)
+{
+	const struct spec *s = c->s;
+	struct probe_sample smp;
+	char err[ERRLEN] = "";
+	uint64_t n = 1;
+	double t0, dt;
+	int rc;
+
+	if (s->iterations > 0)
+		return s->iterations;
+	if (c->p->fixed_iterations > 0)
+		return c->p->fixed_iterations;
+	if (c->p->calibrate) {
+		uint64_t hint = 0;
+
+		rc = c->p->calibrate(c->state, &hint, err, sizeof err);
+		if (rc != 0) {
+			err[sizeof err - 1] = '\0';
+			child_fail(c, "calibrate", rc, err);
+		}
+		if (hint > 0)
+			n = hint < ITER_CAP ? hint : ITER_CAP;
+	}
+	if (s->min_sample_time <= 0)
+		return n;
+	t0 = now_s();
+	for (;;) {
+		child_sample(c, n, &smp, &dt);
+		if (dt >= s->min_sample_time || n >= ITER_CAP)
+			break;
+		if (now_s() - t0 >= CALIBRATE_BUDGET) {
+			/* Out of time: extrapolate from the last sample. */
+			if (dt > 0) {
+				double want = ceil((double)n * s->min_sample_time / dt);
+
+				n = want >= (double)ITER_CAP ? ITER_CAP : (uint64_t)want;
+			}
+			break;
+		}
+		n = n <= ITER_CAP / 2 ? 2 * n : ITER_CAP;
+	}
+	return n;
+}
+
+/* Adaptive stopping: is the CI half-width within target_ci of the
+   estimate, using the spec's outlier rule and estimator? */
+static int child_precise_enough(const struct child *c, const double *v, size_t n)
+{
+	const struct spec *s = c->s;
+	unsigned char *out = calloc(n ? n : 1, 1);
+	double *kept = malloc((n ? n : 1) * sizeof *kept);
+	double est, lo = NAN, hi = NAN;
+	const char *method = NULL;
+	size_t m = 0;
+	int enough = 0;
+
+	if (!out || !kept)
+		goto done;
+	stats_outliers(v, n, s->outliers, s->out_k, s->out_lo, s->out_hi, out);
+	for (size_t i = 0; i < n; i++)
+		if (!out[i])
+			kept[m++] = v[i];
+	est = stats_estimate(kept, m, s->estimate, s->est_p);
+	stats_ci(kept, m, s->estimate, s->est_p, 0.95, c->ctx->seed, &lo, &hi, &method);
+	if (method && isfinite(est) && est != 0 && isfinite(lo) && isfinite(hi))
+		enough = (hi - lo) / 2 / fabs(est) <= s->reps.target_ci;
+done:
+	free(out);
+	free(kept);
+	return enough;
+}
+
+static void child_repetitions(struct child *c, uint64_t iters)
+{
+	const struct spec *s = c->s;
+	struct probe_sample smp;
+	int adaptive = s->reps.adaptive;
+	int min = s->reps.min > 0 ? s->reps.min : 0;
+	int max = adaptive && s->reps.max > min ? s->reps.max : min;
+	double *vals = NULL, t0 = now_s(), dt;
+	size_t nvals = 0, cap = 0, next_check = 0;
+
+	for (int i = 0; i < max; i++) {
+		child_sample(c, iters, &smp, &dt);
+		child_send_sample(c, &smp, 0);
+		if (!adaptive)
+			continue;
+		if (!(smp.flags & PROBE_SAMPLE_INVALID)) {
+			if (nvals == cap) {
+				double *nv;
+
+				cap = cap ? 2 * cap : 256;
+				nv = realloc(vals, cap * sizeof *nv);
+				if (!nv)
+					child_fail(c, "runner", -ENOMEM, "");
+				vals = nv;
+			}
+			vals[nvals++] = smp.value;
+		}
+		if (i + 1 < min)
+			continue;
+		if (s->reps.max_time > 0 && now_s() - t0 >= s->reps.max_time)
+			break;
+		/* A bootstrap CI costs 2000 resamples of n: past 64 samples,
+		   look again only after ~3 % more, so all the checks together
+		   cost about 33 bootstraps of the final n. */
+		if (s->reps.target_ci > 0 && nvals >= next_check) {
+			if (child_precise_enough(c, vals, nvals))
+				break;
+			next_check = nvals + (nvals > 64 ? nvals / 32 : 1);
+		}
+	}
+	free(vals);
+}
+
+/* The first directory of the probe path (helpers live in <it>/bin/). */
+static char *first_probe_dir(const struct exec_ctx *ctx)
+{
+	const char *d = ctx->probe_dir ? ctx->probe_dir : loader_dir();
+
+	return strndup(d, strcspn(d, ":"));
+}
+
+static void child_main(const struct exec_ctx *ctx, const struct spec *s,
+		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
+		       pid_t parent) __attribute__((noreturn));
+static void child_main(const struct exec_ctx *ctx, const struct spec *s,
+		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
+		       pid_t parent)
+{
+	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd, .end_cpu = -1 };
+	struct probe_value *vals;
+	struct probe_params params;
+	struct probe_host host;
+	struct probe_sample smp;
+	char err[ERRLEN] = "";
+	const char *root;
+	uint64_t iters;
+	double dt;
+	int rc, pinned;
+
+	setpgid(0, 0);
+	child_sanitise(parent);
+	pinned = child_place(&c);
+
+	root = ctx->scratch_root ? ctx->scratch_root : getenv("TMPDIR");
+	if (!root || !*root)
+		root = "/tmp";
+	snprintf(c.scratch, sizeof c.scratch, "%s/point-%zu-XXXXXX", root, pt ? pt->index : 0);
+	if (!mkdtemp(c.scratch)) {
+		int e = errno;
+
+		c.scratch[0] = '\0';
+		child_text(&c, MSG_ERROR, "cannot create a scratch directory in %s: %s", root,
+			   strerror(e));
+		child_finish(&c, 1);
+	}
+	child_text(&c, MSG_SCRATCH, "%s", c.scratch);
+
+	vals = calloc(lp->n_params ? lp->n_params : 1, sizeof *vals);
+	if (!vals)
+		child_fail(&c, "runner", -ENOMEM, "");
+	for (size_t i = 0; i < lp->n_params; i++) {
+		const struct spec_val *v = pt && pt->vals ? pt->vals[i] : NULL;
+
+		vals[i].name = lp->p->params[i].name;
+		vals[i].text = v ? v->text : lp->p->params[i].def ? lp->p->params[i].def : "";
+		vals[i].num = v ? v->num : strtod(vals[i].text, NULL);
+	}
+	params.n = lp->n_params;
+	params.v = vals;
+
+	memset(&host, 0, sizeof host);
+	host.abi = PROBE_ABI_VERSION;
+	host.log = host_log;
+	host.scratch_dir = c.scratch;
+	host.seed = ctx->seed;
+	host.peer = ctx->peer;
+	host.tsc_hz = ctx->tsc_hz;
+	host.cpu = pinned ? s->cpu : -1;
+	host.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	host.privileged = geteuid() == 0;
+	host.quick = ctx->quick;
+	host.user = &c;
+	host.probe_dir = first_probe_dir(ctx);
+
+	c.set_up = 1;
+	rc = lp->p->setup(&params, &host, &c.state, err, sizeof err);
+	err[sizeof err - 1] = '\0';
+	if (rc == PROBE_SKIP) {
+		child_text(&c, MSG_SKIP, "%s", err[0] ? err : "skipped by the probe");
+		child_finish(&c, 1);
+	}
+	if (rc != 0)
+		child_fail(&c, "setup", rc, err);
+
+	iters = child_iterations(&c);
+	{
+		struct msg m;
+
+		memset(&m, 0, sizeof m);
+		m.type = MSG_ITERATIONS;
+		m.iterations = iters;
+		child_send(&c, &m);
+	}
+	for (int i = 0; i < s->warmup; i++) {
+		child_sample(&c, iters, &smp, &dt);
+		child_send_sample(&c, &smp, 1);
+	}
+	child_repetitions(&c, iters);
+	c.end_cpu = sched_getcpu();
+
+	if (lp->p->sanity) {
+		err[0] = '\0';
+		rc = lp->p->sanity(c.state, err, sizeof err);
+		err[sizeof err - 1] = '\0';
+		if (rc != 0)
+			child_text(&c, MSG_SANITY, "%s",
+				   err[0] ? err : rc < 0 ? strerror(-rc) : "sanity check failed");
+	}
+	child_finish(&c, 0);
+}
+
+/* --------------------------------------------------------------- parent */
+
+struct parent {
+	const struct exec_ctx *ctx;
+	struct point_result *out;
+	size_t cap;
+	int done, final;	/* got MSG_DONE; status decided (error/skip) */
+	int oom;
+	char scratch[PATH_MAX];
+};
+
+static void copy_text(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void parent_msg(struct parent *pa, const struct msg *m)
+{
+	struct point_result *out = pa->out;
+	char text[MSG_TEXT];
+
+	copy_text(text, sizeof text, m->text);
+	switch (m->type) {
+	case MSG_PLACEMENT:
+		out->cpu = m->cpu;
+		out->pinned = m->pinned;
+		out->priority = m->priority;
+		out->prio_applied = m->prio_applied;
+		copy_text(out->placement_note, sizeof out->placement_note, text);
+		break;
+	case MSG_SCRATCH:
+		copy_text(pa->scratch, sizeof pa->scratch, text);
+		break;
+	case MSG_ITERATIONS:
+		out->iterations = m->iterations;
+		break;
+	case MSG_SAMPLE: {
+		struct sample_rec *r;
+
+		if (out->n_samples == pa->cap) {
+			size_t cap = pa->cap ? 2 * pa->cap : 64;
+			struct sample_rec *ns = realloc(out->samples, cap * sizeof *ns);
+
+			if (!ns) {
+				pa->oom = 1;
+				return;
+			}
+			out->samples = ns;
+			pa->cap = cap;
+		}
+		r = &out->samples[out->n_samples++];
+		memset(r, 0, sizeof *r);
+		r->value = m->value;
+		memcpy(r->extra, m->extra, sizeof r->extra);
+		r->warmup = m->warmup != 0;
+		r->valid = !(m->flags & PROBE_SAMPLE_INVALID);
+		copy_text(r->note, sizeof r->note, text);
+		if (pa->ctx->on_sample)
+			pa->ctx->on_sample(pa->ctx->arg, out);
+		break;
+	}
+	case MSG_ERROR:
+	case MSG_SKIP:
+		if (!pa->final) {
+			out->status = m->type == MSG_SKIP ? PT_SKIPPED : PT_FAILED;
+			copy_text(out->reason, sizeof out->reason, text);
+			pa->final = 1;
+		}
+		break;
+	case MSG_SANITY:
+		out->sanity_failed = 1;
+		copy_text(out->sanity_msg, sizeof out->sanity_msg, text);
+		break;
+	case MSG_DONE:
+		out->cpu = m->cpu;
+		pa->done = 1;
+		break;
+	}
+}
+
+/* Read what the pipe holds now; returns 1 at end of file. */
+static int parent_drain(struct parent *pa, int fd, unsigned char *buf, size_t *have)
+{
+	for (;;) {
+		ssize_t r = read(fd, buf + *have, 16 * sizeof(struct msg) - *have);
+		size_t off = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return 0;	/* EAGAIN: nothing more now */
+		if (r == 0)
+			return 1;
+		*have += (size_t)r;
+		while (*have - off >= sizeof(struct msg)) {
+			struct msg m;
+
+			memcpy(&m, buf + off, sizeof m);
+			parent_msg(pa, &m);
+			off += sizeof m;
+		}
+		memmove(buf, buf + off, *have - off);
+		*have -= off;
+	}
+}
+
+static int child_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+		return errno == ECHILD;
+	return si.si_pid == pid;
+}
+
+/* Kill what is left of the group, reap the child and every orphan of the
+   group that came to us as subreaper.  Returns the child's wait status. */
+static int parent_reap(pid_t pid)
+{
+	double t0;
+	int st = 0, x;
+
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	t0 = now_s();
+	for (;;) {
+		pid_t r = waitpid(-pid, &x, WNOHANG);
+
+		if (r > 0)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || now_s() - t0 > REAP_BUDGET)
+			break;	/* ECHILD: none left */
+		kill(-pid, SIGKILL);
+		usleep(1000);
+	}
+	return st;
+}
+
+int exec_point(const struct exec_ctx *ctx, const struct spec *s,
+	       const struct loaded_probe *lp, const struct plan_point *pt,
+	       struct point_result *out)
+{
+	struct parent pa = { .ctx = ctx, .out = out };
+	unsigned char buf[16 * sizeof(struct msg)];
+	size_t have = 0;
+	sigset_t block, old;
+	int pfd[2], pidfd, eof = 0, exited = 0, subreaper = 0, rc = 0, st;
+	enum point_status killed = PT_OK;
+	double t0 = now_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
+	pid_t pid, self = getpid();
+
+	memset(out, 0, sizeof *out);
+	out->status = PT_OK;
+	out->cpu_requested = s->cpu;
+	out->cpu = -1;
+	out->has_prio_req = s->has_priority;
+	out->prio_requested = s->has_priority ? s->priority : 0;
+
+	if (ctx->interrupted && *ctx->interrupted) {
+		out->status = PT_INTERRUPTED;
+		snprintf(out->reason, sizeof out->reason, "interrupted");
+		return 0;
+	}
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		out->status = PT_FAILED;
+		snprintf(out->reason, sizeof out->reason, "cannot create a pipe: %s",
+			 strerror(errno));
+		return -1;
+	}
+	prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+	if (!subreaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL);
+
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		child_main(ctx, s, lp, pt, pfd[1], self);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		int e = errno;
+
+		close(pfd[0]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (!subreaper)
+			prctl(PR_SET_CHILD_SUBREAPER, 0);
+		out->status = PT_FAILED;
+		snprintf(out->reason, sizeof out->reason, "cannot fork: %s", strerror(e));
+		return -1;
+	}
+	setpgid(pid, pid);	/* also here: no window where kill(-pid) misses */
+	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+#ifdef SYS_pidfd_open
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	pidfd = -1;
+#endif
+
+	while (!exited) {
+		struct pollfd fds[2];
+		struct timespec ts, *tsp = NULL;
+		nfds_t n = 0;
+		int ipipe = -1, ipid = -1;
+		double left = deadline > 0 ? deadline - now_s() : -1;
+
+		if (ctx->interrupted && *ctx->interrupted) {
+			killed = PT_INTERRUPTED;
+			break;
+		}
+		if (deadline > 0 && left <= 0) {
+			killed = PT_TIMEOUT;
+			break;
+		}
+		if (!eof) {
+			ipipe = (int)n;
+			fds[n++] = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
+		}
+		if (pidfd >= 0) {
+			ipid = (int)n;
+			fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		} else if (left < 0 || left > 0.02) {
+			left = 0.02;	/* no pidfd: look at the child every 20 ms */
+		}
+		if (left >= 0) {
+			ts.tv_sec = (time_t)left;
+			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+			tsp = &ts;
+		}
+		if (ppoll(fds, n, tsp, &old) < 0) {
+			if (errno == EINTR)
+				continue;
+			killed = PT_FAILED;
+			snprintf(out->reason, sizeof out->reason, "poll: %s", strerror(errno));
+			break;
+		}
+		if (ipipe >= 0 && fds[ipipe].revents)
+			eof = parent_drain(&pa, pfd[0], buf, &have);
+		if (ipid >= 0 && fds[ipid].revents)
+			exited = 1;
+		else if (pidfd < 0 || eof)
+			exited = child_exited(pid);
+		if (pa.oom) {
+			killed = PT_FAILED;
+			snprintf(out->reason, sizeof out->reason, "out of memory");
+			break;
+		}
+	}
+	if (killed != PT_OK) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	if (!eof)
+		parent_drain(&pa, pfd[0], buf, &have);	/* what came before the end */
+	st = parent_reap(pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!subreaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(pfd[0]);
+	if (pa.scratch[0])
+		rm_rf(pa.scratch);
+
+	if (killed == PT_FAILED) {
+		out->status = PT_FAILED;	/* reason set above */
+		rc = -1;
+	} else if (pa.final) {
+		/* the probe's own error or skip stands */
+	} else if (pa.done) {
+		out->status = PT_OK;
+		out->reason[0] = '\0';
+	} else if (killed == PT_TIMEOUT) {
+		char t[64];
+
+		units_format_time(s->timeout, t, sizeof t);
+		out->status = PT_TIMEOUT;
+		snprintf(out->reason, sizeof out->reason, "timed out after %s", t);
+	} else if (killed == PT_INTERRUPTED) {
+		out->status = PT_INTERRUPTED;
+		snprintf(out->reason, sizeof out->reason, "interrupted");
+	} else if (WIFSIGNALED(st)) {
+		out->status = PT_FAILED;
+		snprintf(out->reason, sizeof out->reason, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	} else {
+		out->status = PT_FAILED;
+		snprintf(out->reason, sizeof out->reason,
+			 "probe exited with status %d before finishing",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	out->elapsed_s = now_s() - t0;
+	return rc;
+}

@@ -1,0 +1,211 @@
+/*
+ * report_experiment.c - one experiment's view and chart
+ * (report_experiment.h).
+ */
+#include "report/report_experiment.h"
+#include "report/report.h"
+#include "report/report_knees.h"
+#include "report/report_method.h"
+#include "report/report_points.h"
+#include "report/report_summary.h"
+#include "report/report_tools.h"
+#include "report/report_unit.h"
+#include "report/report_view.h"
+#include "report/chart.h"
+#include "lib/jsonutil.h"
+#include "lib/strf.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+static const char *status_text(const char *st)
+{
+	if (!st)
+		return "unknown";
+	if (strcmp(st, "ok") == 0)
+		return "all points measured";
+	if (strcmp(st, "partial") == 0)
+		return "some points did not complete";
+	if (strcmp(st, "failed") == 0)
+		return "failed: no point could be measured";
+	if (strcmp(st, "skipped") == 0)
+		return "skipped: cannot be measured here";
+	if (strcmp(st, "interrupted") == 0)
+		return "interrupted: the run was stopped";
+	return st;
+}
+
+/* Write and draw the experiment's chart (when asked to, and when there is
+   something to draw) and say in e.chart which pictures exist.  A gnuplot
+   failure is remembered in rm and does not stop the report; a template
+   error does (-1). */
+static int add_chart(struct report_model *rm, json_t *e, json_t *res, const char *base,
+		     const struct report_unit *d, int n_ok)
+{
+	json_t *c = json_object();
+	char png[PATH_MAX], pdf[PATH_MAX], msg[1024];
+	int want_png = !!(rm->formats & REPORT_MD), want_pdf = !!(rm->formats & REPORT_TEX);
+	int has_png = 0, has_pdf = 0;
+
+	strf(png, sizeof png, "%s/charts/%s.png", rm->run, base);
+	strf(pdf, sizeof pdf, "%s/charts/%s.pdf", rm->run, base);
+	if (n_ok > 0 && (rm->formats & REPORT_CHARTS)) {
+		struct chart_request rq = {
+			rm->run, base, res, d->label, d->scale, want_png, want_pdf, rm->dirs };
+		int w = chart_write(&rq, rm->err, rm->errlen);
+
+		if (w < 0) {
+			json_decref(c);
+			return -1;
+		}
+		if (w > 0 && rm->have_gnuplot &&
+		    report_tools_chart(rm->tools, base, want_png, want_pdf, &has_png, &has_pdf,
+				       msg, sizeof msg) < 0 &&
+		    !rm->chart_msg[0])
+			strf(rm->chart_msg, sizeof rm->chart_msg, "chart '%s': %s (see %s/report.log)",
+			     jsonutil_str(e, "name"), msg, rm->run);
+	} else if (n_ok > 0) {
+		/* not redrawn: use what an earlier rendering left */
+		has_png = report_tools_nonempty(png);
+		has_pdf = report_tools_nonempty(pdf);
+	}
+	view_put(c, "png", view_strf("charts/%s.png", base));
+	view_put(c, "pdf", view_strf("charts/%s.pdf", base));
+	view_put(c, "script", view_strf("charts/%s.gp", base));
+	view_put(c, "has_png", json_boolean(has_png));
+	view_put(c, "has_pdf", json_boolean(has_pdf));
+	view_put(e, "chart", c);
+	return 0;
+}
+
+/* The experiment's chart file stem: its name made safe, unique in the run
+   (two names may differ only in unsafe characters); anchor is "exp-<base>". */
+static void unique_base(struct report_model *rm, const char *name, char *base, size_t len)
+{
+	size_t i;
+
+	view_safe_name(name, base, len);
+	for (i = 2; json_object_get(rm->bases, base); i++) {
+		char b2[160];
+
+		view_safe_name(name, b2, sizeof b2 - 12);
+		strf(base, len, "%s-%zu", b2, i);
+	}
+	json_object_set_new(rm->bases, base, json_true());
+}
+
+/* Title, group, status, unit, probe, method, parameters and swept names:
+   what the experiment's heading and method paragraph show. */
+static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
+			const struct report_unit *d)
+{
+	const char *name = jsonutil_str(mexp, "name"), *status = jsonutil_str(res, "status");
+	const char *title = jsonutil_str(res, "title"), *group = jsonutil_str(res, "group");
+	json_t *spec = json_object_get(res, "spec"), *probe = json_object_get(res, "probe");
+	json_t *pv, *arr, *n;
+	size_t i;
+
+	if (!title)
+		title = jsonutil_str(mexp, "title") ? jsonutil_str(mexp, "title") : name;
+	view_put(e, "title", view_line(title));
+	view_put(e, "group", view_str(group ? group : jsonutil_str(mexp, "group")));
+	view_put(e, "description", view_str(jsonutil_str(res, "description")));
+	view_put(e, "status", view_str(status ? status : "unknown"));
+	view_put(e, "status_text", view_str(status_text(status)));
+	view_put(e, "unit", view_str(d->label));
+	view_put(e, "is_time", json_boolean(d->is_time));
+	view_put(e, "has_cycles", json_boolean(d->is_time && isfinite(d->cyc)));
+	view_put(e, "bigger_is_better",
+		 json_boolean(json_is_true(json_object_get(probe, "bigger_is_better"))));
+	pv = json_object();
+	view_put(pv, "name", view_str(jsonutil_str(probe, "name")));
+	view_put(pv, "version", view_str(jsonutil_str(probe, "version")));
+	view_put(pv, "unit", view_str(jsonutil_str(probe, "unit")));
+	view_put(e, "probe", pv);
+	view_put(e, "method", json_is_object(spec) ? report_method_text(spec) : view_str(""));
+	arr = report_method_params(spec);
+	view_put(e, "has_params", json_boolean(json_array_size(arr) > 0));
+	view_put(e, "params", arr);
+	arr = json_array();
+	json_array_foreach(swept, i, n) {
+		json_t *c = json_object();
+
+		view_put(c, "name", view_str(json_string_value(n)));
+		json_array_append_new(arr, c);
+	}
+	view_put(e, "swept", arr);
+	view_put(e, "n_swept", view_strf("%zu", json_array_size(swept)));
+	view_put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
+}
+
+json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *summary)
+{
+	const char *name = jsonutil_str(mexp, "name"), *rpath = jsonutil_str(mexp, "result");
+	json_t *e = json_object(), *res = NULL, *spec, *points, *swept, *pt, *arr, *knees;
+	char path[PATH_MAX], msg[512], base[128], anchor[160];
+	const char *reason, *kparam;
+	struct report_unit d;
+	size_t i;
+	int n_ok, missing = 0;
+
+	unique_base(rm, name, base, sizeof base);
+	strf(anchor, sizeof anchor, "exp-%s", base);
+
+	if (rpath) {
+		strf(path, sizeof path, "%s/%s", rm->run, rpath);
+		res = jsonutil_load(path, msg, sizeof msg, &missing);
+		if (!res && !missing) {
+			strf(rm->err, rm->errlen, "run '%s': cannot read %s: %s", rm->run, rpath, msg);
+			json_decref(e);
+			return NULL;
+		}
+	}
+	if (!res) {
+		/* never measured (an interrupted run): say so, do not hide it */
+		const char *st = jsonutil_str(mexp, "status");
+
+		res = json_object();
+		view_put(res, "status", view_str(st ? st : "interrupted"));
+		view_put(res, "reason", view_strf("no result file (%s)",
+						  rpath ? rpath : "none in the manifest"));
+	}
+	spec = json_object_get(res, "spec");
+	points = json_object_get(res, "points");
+	swept = report_points_swept(spec);
+	report_unit_pick(jsonutil_str(json_object_get(res, "probe"), "unit"), points,
+			 isfinite(jsonutil_num(res, "tsc_hz")) ? jsonutil_num(res, "tsc_hz") : rm->tsc_hz,
+			 &d);
+
+	view_put(e, "name", view_str(name ? name : "?"));
+	view_put(e, "anchor", view_str(anchor));
+	add_heading(e, mexp, res, swept, &d);
+
+	n_ok = report_points_add(e, points, swept, &d);
+	report_points_extras(e, res, points, swept);
+	/* when nothing was measured, the experiment's reason or its first
+	   point's */
+	reason = jsonutil_str(res, "reason");
+	json_array_foreach(points, i, pt)
+		if (!reason && jsonutil_str(pt, "reason"))
+			reason = jsonutil_str(pt, "reason");
+	view_put(e, "reason", n_ok == 0 && reason ? view_line(reason) : json_null());
+	view_put(e, "measured", json_boolean(n_ok > 0));
+
+	knees = json_object_get(json_object_get(res, "findings"), "knees");
+	kparam = jsonutil_str(knees, "param");
+	arr = json_is_object(knees) ? report_knees_view(knees, spec, &d) : json_array();
+	view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
+	view_put(e, "knees", arr);
+	view_put(e, "knees_param", view_str(kparam ? kparam : "size"));
+
+	if (add_chart(rm, e, res, base, &d, n_ok) < 0) {
+		json_decref(e);
+		e = NULL;
+	} else {
+		report_summary_add(summary, e, res, swept, &d);
+	}
+	json_decref(swept);
+	json_decref(res);
+	return e;
+}

@@ -1,0 +1,110 @@
+/*
+ * report_method.c - an experiment's parameters and method as text
+ * (report_method.h).
+ */
+#include "report/report_method.h"
+#include "report/report_view.h"
+#include "lib/jsonutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *report_method_params(json_t *spec)
+{
+	json_t *params = json_object_get(spec, "params"), *vals, *out = json_array(), *v;
+	const char *key;
+	size_t i, n;
+
+	json_object_foreach(params, key, vals) {
+		json_t *p = json_object();
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		n = json_array_size(vals);
+		json_array_foreach(vals, i, v) {
+			/* long sweeps: the first three, "…", the last */
+			if (n > 6 && i >= 3 && i < n - 1) {
+				if (i == 3)
+					fputs(", \xe2\x80\xa6", f);
+				continue;
+			}
+			fprintf(f, "%s%s", i ? ", " : "", json_is_string(v) ? json_string_value(v) : "?");
+		}
+		if (!json_is_array(vals))
+			view_any_text(f, vals);
+		fclose(f);
+		view_put(p, "name", view_str(key));
+		view_put(p, "value", view_line(buf));
+		view_put(p, "swept", json_boolean(n > 1));
+		view_put(p, "count", view_strf("%zu", n));
+		free(buf);
+		json_array_append_new(out, p);
+	}
+	return out;
+}
+
+json_t *report_method_text(json_t *spec)
+{
+	json_t *reps = json_object_get(spec, "repetitions"), *out, *v;
+	json_t *o = json_object_get(spec, "outliers"), *e = json_object_get(spec, "estimate");
+	const char *rule = jsonutil_str(o, "rule"), *est = jsonutil_str(e, "name");
+	double mst = jsonutil_num(spec, "min_sample_time_s");
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (json_is_true(json_object_get(reps, "adaptive"))) {
+		fprintf(f, "%.0f to %.0f samples (adaptive", jsonutil_num(reps, "min"),
+			jsonutil_num(reps, "max"));
+		if (isfinite(jsonutil_num(reps, "target_ci")))
+			fprintf(f, ", until the CI is within %.3g %%",
+				100 * jsonutil_num(reps, "target_ci"));
+		if (isfinite(jsonutil_num(reps, "max_time_s")))
+			fprintf(f, ", at most %.3g s", jsonutil_num(reps, "max_time_s"));
+		fputs(")", f);
+	} else if (isfinite(jsonutil_num(reps, "min"))) {
+		fprintf(f, "%.0f samples", jsonutil_num(reps, "min"));
+	} else {
+		fputs("samples", f);
+	}
+	if (isfinite(jsonutil_num(spec, "warmup")))
+		fprintf(f, " after %.0f warm-up sample%s", jsonutil_num(spec, "warmup"),
+			jsonutil_num(spec, "warmup") == 1 ? "" : "s");
+	v = json_object_get(spec, "iterations");
+	if (json_is_number(v))
+		fprintf(f, "; %.0f operations per sample", json_number_value(v));
+	else if (isfinite(mst))
+		fprintf(f, "; each sample times enough operations to last %.3g ms", mst * 1e3);
+	fprintf(f, "; estimator: %s", !est ? "n/a" : strcmp(est, "trimmed_mean") == 0 ?
+		"trimmed mean" : est);
+	if (est && strcmp(est, "trimmed_mean") == 0 && isfinite(jsonutil_num(e, "p")))
+		fprintf(f, " (%.3g %% cut from each end)", 100 * jsonutil_num(e, "p"));
+	if (!rule || strcmp(rule, "none") == 0)
+		fputs("; no outlier rule", f);
+	else if (strcmp(rule, "trim") == 0)
+		fprintf(f, "; outliers: lowest %.3g %% and highest %.3g %% trimmed",
+			100 * jsonutil_num(o, "lo"), 100 * jsonutil_num(o, "hi"));
+	else
+		fprintf(f, "; outliers: %s, k = %.3g", strcmp(rule, "median_ratio") == 0 ?
+			"median ratio" : rule, jsonutil_num(o, "k"));
+	v = json_object_get(spec, "subtract");
+	if (json_array_size(v)) {
+		json_t *s;
+
+		fputs("; subtracted per operation: ", f);
+		json_array_foreach(v, i, s)
+			fprintf(f, "%s%s", i ? ", " : "", json_is_string(s) ? json_string_value(s) : "?");
+		/* the table's mean, median and std are of the raw samples */
+		fputs(" (from the measured value; mean, median and std are before it)", f);
+	}
+	if (isfinite(jsonutil_num(spec, "cpu")))
+		fprintf(f, "; pinned to CPU %.0f", jsonutil_num(spec, "cpu"));
+	fclose(f);
+	out = view_line(buf);
+	free(buf);
+	return out;
+}
+

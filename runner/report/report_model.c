@@ -1,0 +1,156 @@
+/*
+ * report_model.c - the run's view model: experiments in groups, the
+ * summary in the report's order, the counts, the run and machine blocks
+ * (report_model.h).
+ */
+#include "report/report_model.h"
+#include "report/report_experiment.h"
+#include "report/report_run.h"
+#include "report/report_view.h"
+#include "lib/jsonutil.h"
+#include "lib/strf.h"
+
+#include <string.h>
+
+#define GROUPS_KNOWN 4
+
+/* The groups the seeds use, in the report's order: CPU, memory, network,
+   file system. */
+static const struct { const char *g, *t; } known[GROUPS_KNOWN] = {
+	{"cpu", "CPU and OS services"}, {"memory", "Memory"},
+	{"network", "Network"}, {"filesystem", "File system"} };
+
+static const char *group_title(const char *g)
+{
+	size_t i;
+
+	for (i = 0; i < GROUPS_KNOWN; i++)
+		if (strcmp(g, known[i].g) == 0)
+			return known[i].t;
+	return NULL;
+}
+
+/* view.groups: the known groups in their order, then the others as first
+   seen; each {name, title, anchor, experiments}. */
+static json_t *make_groups(json_t *by_group, json_t *group_order)
+{
+	json_t *groups = json_array(), *g;
+	size_t i;
+
+	for (i = 0; i < GROUPS_KNOWN + json_array_size(group_order); i++) {
+		const char *gname = i < GROUPS_KNOWN ? known[i].g :
+			json_string_value(json_array_get(group_order, i - GROUPS_KNOWN));
+		json_t *list = json_object_get(by_group, gname);
+		char anchor[160], title[256];
+
+		if (!list || (i >= GROUPS_KNOWN && group_title(gname)))
+			continue;
+		g = json_object();
+		view_safe_name(gname, anchor, sizeof anchor);
+		if (group_title(gname))
+			strf(title, sizeof title, "%s", group_title(gname));
+		else
+			strf(title, sizeof title, "%c%s", gname[0] >= 'a' && gname[0] <= 'z' ?
+				 gname[0] - 'a' + 'A' : gname[0], gname + 1);
+		view_put(g, "name", view_str(gname));
+		view_put(g, "title", view_line(title));
+		view_put(g, "anchor", view_strf("group-%s", anchor));
+		view_put(g, "experiments", json_incref(list));
+		json_array_append_new(groups, g);
+	}
+	return groups;
+}
+
+/* The summary rows in the report's order (by group), not the run's;
+   takes summary's reference. */
+static json_t *sort_summary(json_t *summary, json_t *groups)
+{
+	json_t *sorted = json_array(), *g, *e, *r;
+	size_t i, j, k;
+
+	json_array_foreach(groups, i, g)
+		json_array_foreach(json_object_get(g, "experiments"), j, e)
+			json_array_foreach(summary, k, r)
+				if (!strcmp(jsonutil_str(r, "anchor"), jsonutil_str(e, "anchor")))
+					json_array_append(sorted, r);
+	json_decref(summary);
+	return sorted;
+}
+
+/* n_experiments, n_ok ... n_interrupted and the "counts" sentence. */
+static void put_counts(json_t *view, size_t n_exps, const int counts[5])
+{
+	view_put(view, "n_experiments", view_strf("%zu", n_exps));
+	view_put(view, "n_ok", view_strf("%d", counts[0]));
+	view_put(view, "n_partial", view_strf("%d", counts[1]));
+	view_put(view, "n_failed", view_strf("%d", counts[2]));
+	view_put(view, "n_skipped", view_strf("%d", counts[3]));
+	view_put(view, "n_interrupted", view_strf("%d", counts[4]));
+	view_put(view, "counts", counts[4] ?
+		 view_strf("%d complete, %d partial, %d failed, %d skipped, %d interrupted",
+			   counts[0], counts[1], counts[2], counts[3], counts[4]) :
+		 view_strf("%d complete, %d partial, %d failed, %d skipped",
+			   counts[0], counts[1], counts[2], counts[3]));
+}
+
+static json_t *build(struct report_model *rm, json_t *man)
+{
+	json_t *view = json_object(), *groups, *all = json_array(), *summary = json_array();
+	json_t *exps = json_object_get(man, "experiments"), *mexp, *e;
+	size_t i;
+	int counts[5] = { 0, 0, 0, 0, 0 };	/* ok, partial, failed, skipped, interrupted */
+	json_t *by_group = json_object();	/* group -> array of experiment views */
+	json_t *group_order = json_array();	/* groups, first seen first */
+
+	json_array_foreach(exps, i, mexp) {
+		const char *gname, *st;
+
+		e = report_experiment_view(rm, mexp, summary);
+		if (!e)
+			goto fail;
+		gname = jsonutil_str(e, "group");
+		if (!gname || !*gname)
+			gname = "other";
+		st = jsonutil_str(e, "status");
+		counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "partial") ? 1 : !strcmp(st, "skipped") ? 3 :
+		       !strcmp(st, "interrupted") ? 4 : 2]++;
+		if (!json_object_get(by_group, gname)) {
+			json_object_set_new(by_group, gname, json_array());
+			json_array_append_new(group_order, json_string(gname));
+		}
+		json_array_append(json_object_get(by_group, gname), e);
+		json_array_append_new(all, e);
+	}
+	groups = make_groups(by_group, group_order);
+	summary = sort_summary(summary, groups);
+	view_put(view, "run", report_run_view(man));
+	view_put(view, "machine", report_run_machine(json_object_get(man, "machine")));
+	view_put(view, "groups", groups);
+	view_put(view, "experiments", all);
+	view_put(view, "summary", summary);
+	view_put(view, "has_summary", json_boolean(json_array_size(summary) > 0));
+	put_counts(view, json_array_size(exps), counts);
+	json_decref(by_group);
+	json_decref(group_order);
+	return view;
+fail:
+	json_decref(by_group);
+	json_decref(group_order);
+	json_decref(all);
+	json_decref(summary);
+	json_decref(view);
+	return NULL;
+}
+
+json_t *report_model_build(struct report_model *rm, json_t *man)
+{
+	json_t *view;
+
+	rm->tsc_hz = jsonutil_num(json_object_get(man, "machine"), "tsc_hz");
+	rm->bases = json_object();
+	rm->chart_msg[0] = '\0';
+	view = build(rm, man);
+	json_decref(rm->bases);
+	rm->bases = NULL;
+	return view;
+}

@@ -1,0 +1,263 @@
+/*
+ * report_points.c - an experiment's per-point tables in the view
+ * (report_points.h).
+ */
+#include "report/report_points.h"
+#include "report/report_view.h"
+#include "lib/jsonutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *report_points_swept(json_t *spec)
+{
+	json_t *params = json_object_get(spec, "params"), *vals, *out = json_array();
+	const char *key;
+
+	json_object_foreach(params, key, vals)
+		if (json_array_size(vals) > 1)
+			json_array_append_new(out, json_string(key));
+	return out;
+}
+
+char *report_points_label(json_t *pt, json_t *swept, const char *sep)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *n;
+
+	if (!f)
+		return NULL;
+	json_array_foreach(swept, i, n) {
+		const char *t = jsonutil_str(json_object_get(pt, "params_text"), json_string_value(n));
+
+		fprintf(f, "%s%s=%s", i ? sep : "", json_string_value(n), t ? t : "?");
+	}
+	fclose(f);
+	return buf;
+}
+
+/* One table row's numbers (the time row, or the cycles row with f = ticks
+   per probe unit). */
+static json_t *vrow(json_t *pt, double f, const char *unit)
+{
+	json_t *r = json_object(), *st = json_object_get(pt, "stats");
+	json_t *ci = json_object_get(pt, "ci"), *pred = json_object_get(pt, "prediction");
+
+	view_put(r, "unit", view_str(unit));
+	view_put(r, "predicted", view_num(jsonutil_num(pred, "value") * f));
+	view_put(r, "estimate", view_num(jsonutil_num(pt, "estimate") * f));
+	view_put(r, "mean", view_num(jsonutil_num(st, "mean") * f));
+	view_put(r, "median", view_num(jsonutil_num(st, "median") * f));
+	view_put(r, "std", view_num(jsonutil_num(st, "std") * f));
+	if (json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
+	    json_is_number(json_array_get(ci, 1)))
+		view_put(r, "ci", view_ci(json_number_value(json_array_get(ci, 0)) * f,
+					  json_number_value(json_array_get(ci, 1)) * f));
+	else
+		view_put(r, "ci", view_str(VIEW_DASH));
+	return r;
+}
+
+/* A row's first cells: the point's swept values, as text. */
+static json_t *swept_cells(json_t *pt, json_t *swept)
+{
+	json_t *cells = json_array(), *n;
+	size_t i;
+
+	json_array_foreach(swept, i, n) {
+		json_t *c = json_object();
+		const char *t = jsonutil_str(json_object_get(pt, "params_text"), json_string_value(n));
+
+		view_put(c, "value", view_line(t ? t : "?"));
+		json_array_append_new(cells, c);
+	}
+	return cells;
+}
+
+static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
+{
+	json_t *p;
+	const char *status = jsonutil_str(pt, "status"), *reason = jsonutil_str(pt, "reason");
+	json_t *n = json_object_get(pt, "n"), *n_out = json_object_get(pt, "n_outliers");
+	int ok = status && strcmp(status, "ok") == 0;
+	char *label = report_points_label(pt, swept, ", ");
+
+	if (ok && isfinite(jsonutil_num(pt, "estimate")))
+		p = vrow(pt, d->scale, d->label);
+	else {
+		p = json_object();
+		view_put(p, "unit", view_str(d->label));
+		view_put(p, "predicted",
+			 view_num(jsonutil_num(json_object_get(pt, "prediction"), "value") * d->scale));
+		view_put(p, "estimate", view_str(ok || !status ? "n/a" : status));
+		view_put(p, "mean", view_str(VIEW_DASH));
+		view_put(p, "median", view_str(VIEW_DASH));
+		view_put(p, "std", view_str(VIEW_DASH));
+		view_put(p, "ci", view_str(VIEW_DASH));
+	}
+	view_put(p, "swept", swept_cells(pt, swept));
+	view_put(p, "label", view_line(label ? label : ""));
+	view_put(p, "status", view_str(status ? status : "unknown"));
+	view_put(p, "ok", json_boolean(ok));
+	view_put(p, "reason", reason ? view_line(reason) : json_null());
+	view_put(p, "n", json_is_integer(n) ?
+		 view_strf("%lld", (long long)json_integer_value(n)) : view_str(VIEW_DASH));
+	view_put(p, "outliers", json_is_integer(n_out) ?
+		 view_strf("%lld", (long long)json_integer_value(n_out)) : view_str(VIEW_DASH));
+	/* the cycles row: time x TSC frequency (the result's `cycles` are the
+	   same numbers for the estimate only; mean, std... need computing) */
+	if (ok && d->is_time && isfinite(d->cyc) && isfinite(jsonutil_num(pt, "estimate")))
+		view_put(p, "cycles", vrow(pt, d->cyc, "cycles"));
+	else
+		view_put(p, "cycles", json_null());
+	free(label);
+	return p;
+}
+
+int report_points_add(json_t *e, json_t *points, json_t *swept, const struct report_unit *d)
+{
+	json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
+	json_t *sanity = json_array(), *pt;
+	size_t i;
+	int n_ok = 0;
+
+	json_array_foreach(points, i, pt) {
+		json_t *p = vpoint(pt, swept, d), *pred = json_object_get(pt, "prediction");
+		json_t *label = json_object_get(p, "label"), *flag;
+		const char *status = jsonutil_str(pt, "status"), *reason = jsonutil_str(pt, "reason");
+		double pv = jsonutil_num(pred, "value");
+		size_t j;
+
+		if (json_is_true(json_object_get(p, "ok"))) {
+			n_ok++;
+		} else {
+			json_t *pr = json_object();
+
+			view_put(pr, "point", json_incref(label));
+			view_put(pr, "status", view_str(status ? status : "unknown"));
+			view_put(pr, "reason", view_line(reason ? reason : "no reason recorded"));
+			json_array_append_new(problems, pr);
+		}
+		if (json_is_object(pred) && isfinite(pv)) {
+			json_t *r = json_object();
+			const char *why = jsonutil_str(pred, "why");
+
+			view_put(r, "point", json_incref(label));
+			view_put(r, "value", view_num_unit(pv * d->scale, d->label));
+			view_put(r, "cycles", isfinite(d->cyc) ? view_num(pv * d->cyc) : json_null());
+			view_put(r, "why", view_line(why ? why : "no reason given"));
+			view_put(r, "ratio", view_num(jsonutil_num(pred, "ratio")));
+			json_array_append_new(preds, r);
+		}
+		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
+			json_t *r = json_object();
+
+			view_put(r, "point", json_incref(label));
+			view_put(r, "flag", view_line(jsonutil_str(flag, "flag")));
+			view_put(r, "message", view_line(jsonutil_str(flag, "message")));
+			json_array_append_new(sanity, r);
+		}
+		json_array_append_new(pts, p);
+	}
+	view_put(e, "points", pts);
+	view_put(e, "has_table", json_boolean(n_ok > 0));
+	view_put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
+	view_put(e, "problems", problems);
+	view_put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
+	view_put(e, "predictions", preds);
+	view_put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
+	view_put(e, "sanity", sanity);
+	return n_ok;
+}
+
+/* ------------------------------------------------------- secondary values */
+
+/* A point's median of one secondary metric; NAN when the metric does not
+   apply to it (null) or the point has no samples (failed: extra is {}). */
+static double extra_median(json_t *pt, const char *metric)
+{
+	return jsonutil_num(json_object_get(json_object_get(pt, "extra"), metric), "median");
+}
+
+/* Whether every value a metric has is a whole number: CPU numbers, counts
+   and flags then read "1", not the main table's "1.00". */
+static int metric_is_whole(json_t *points, const char *metric)
+{
+	json_t *pt;
+	size_t i;
+
+	json_array_foreach(points, i, pt) {
+		double v = extra_median(pt, metric);
+
+		if (isfinite(v) && (v != floor(v) || fabs(v) >= 1e15))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The "Secondary values" table: the probe's declared metrics (round_trip_ns
+ * beside the derived switch cost, ns_per_byte beside the fault cost), one
+ * row per point with the main table's swept columns, one column per metric
+ * holding its median, in the probe's own unit (the names say the unit, as
+ * in round_trip_ns, so they are not rescaled).  has_extras is false when no
+ * metric has a value at any point.
+ */
+void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
+{
+	json_t *decl = json_object_get(json_object_get(res, "probe"), "metrics");
+	json_t *metrics = json_array(), *rows = json_array(), *m, *pt;
+	size_t i, j, n_metrics = 0;
+	int any = 0;
+	int *whole = calloc(json_array_size(decl) + 1, sizeof *whole);
+
+	json_array_foreach(decl, i, m) {
+		json_t *v = json_object();
+		const char *name = jsonutil_str(m, "name"), *unit = jsonutil_str(m, "unit");
+		const char *help = jsonutil_str(m, "help");
+
+		if (!name)
+			continue;
+		view_put(v, "name", view_line(name));
+		view_put(v, "unit", view_line(unit));
+		view_put(v, "header", unit && *unit ? view_strf("%s (%s)", name, unit) : view_line(name));
+		view_put(v, "help", view_line(help));
+		json_array_append_new(metrics, v);
+		if (whole)
+			whole[i] = metric_is_whole(points, name);
+		n_metrics++;
+	}
+	json_array_foreach(points, i, pt) {
+		json_t *r = json_object(), *values = json_array();
+		char *label = report_points_label(pt, swept, ", ");
+
+		json_array_foreach(decl, j, m) {
+			json_t *c;
+			double v;
+
+			if (!jsonutil_str(m, "name"))
+				continue;
+			v = extra_median(pt, jsonutil_str(m, "name"));
+			any |= isfinite(v);
+			c = json_object();
+			/* without the flags (no memory), 3 significant digits */
+			view_put(c, "value", isfinite(v) && whole && whole[j] ?
+				 view_strf("%.0f", v == 0 ? 0.0 : v) : view_num(v));
+			json_array_append_new(values, c);
+		}
+		view_put(r, "label", view_line(label ? label : ""));
+		view_put(r, "swept", swept_cells(pt, swept));
+		view_put(r, "values", values);
+		json_array_append_new(rows, r);
+		free(label);
+	}
+	free(whole);
+	view_put(e, "metrics", metrics);
+	view_put(e, "n_metrics", view_strf("%zu", n_metrics));
+	view_put(e, "extras", rows);
+	view_put(e, "has_extras", json_boolean(any && n_metrics > 0));
+}

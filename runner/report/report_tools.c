@@ -1,0 +1,317 @@
+/*
+ * report_tools.c - running gnuplot and latexmk/pdflatex for the report
+ * (report_tools.h).
+ */
+#include "report/report_tools.h"
+#include "lib/strf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REPORT_GNUPLOT_TIMEOUT 60.0	/* s, per chart */
+#define REPORT_LATEX_TIMEOUT 300.0	/* s, for the whole PDF */
+#define REPORT_TEX_DIR ".report-tex"	/* latexmk's scratch folder in the run */
+
+void report_tools_init(struct report_tools *t, const char *run, int verbose)
+{
+	t->run = run;
+	t->verbose = verbose;
+	t->log_fd = -1;
+}
+
+void report_tools_close(struct report_tools *t)
+{
+	if (t->log_fd >= 0)
+		close(t->log_fd);
+	t->log_fd = -1;
+}
+
+int report_tools_found(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, full[PATH_MAX];
+	int found = 0;
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	copy = strdup(path);
+	if (!copy)
+		return 0;
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		strf(full, sizeof full, "%s/%s", *dir ? dir : ".", prog);
+		found = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+static int open_log(struct report_tools *t)
+{
+	char path[PATH_MAX];
+
+	if (t->log_fd >= 0)
+		return 0;
+	strf(path, sizeof path, "%s/report.log", t->run);
+	t->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return t->log_fd < 0 ? -1 : 0;
+}
+
+/*
+ * Run argv in the run folder with its output appended to report.log, for
+ * at most timeout_s.  The child leads its own process group so that a
+ * timeout kills what it started too (latexmk runs pdflatex).  Returns 0
+ * when it exited 0, else -1 with why in msg.
+ */
+static int run_tool(struct report_tools *t, char *const argv[], double timeout_s, char *msg,
+		    size_t msglen)
+{
+	struct timespec t0, now, nap = { 0, 10 * 1000 * 1000 };
+	int status, i;
+	pid_t pid, w;
+
+	if (open_log(t) < 0) {
+		strf(msg, msglen, "cannot write %s/report.log: %s", t->run, strerror(errno));
+		return -1;
+	}
+	{
+		char *line = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&line, &len);
+
+		fputs("$", f);
+		for (i = 0; argv[i]; i++)
+			fprintf(f, " %s", argv[i]);
+		fputs("\n", f);
+		fclose(f);
+		if (write(t->log_fd, line, strlen(line)) < 0)
+			msg[0] = '\0';	/* the log is best effort */
+		free(line);
+	}
+	if (t->verbose) {
+		fprintf(stderr, "runner: report: running");
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		strf(msg, msglen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(t->log_fd, 1);
+		dup2(t->log_fd, 2);
+		if (chdir(t->run) == 0)
+			execvp(argv[0], argv);
+		dprintf(2, "runner: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			strf(msg, msglen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			strf(msg, msglen, "%s timed out after %.0f s", argv[0], timeout_s);
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+	}
+	/* a finished tool may leave children behind (it should not): end them */
+	kill(-pid, SIGKILL);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		strf(msg, msglen, "%s exited with status %d", argv[0], WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		strf(msg, msglen, "%s killed by signal %d (%s)", argv[0], WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		strf(msg, msglen, "%s failed", argv[0]);
+	return -1;
+}
+
+int report_tools_nonempty(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/* Into temporary names, then renamed. */
+int report_tools_chart(struct report_tools *t, const char *base, int png, int pdf,
+		       int *has_png, int *has_pdf, char *msg, size_t msglen)
+{
+	char script[PATH_MAX], vars[2 * PATH_MAX], tmp[2][PATH_MAX], dst[2][PATH_MAX];
+	char *argv[] = { "gnuplot", "-e", vars, script, NULL };
+	int k;
+
+	strf(script, sizeof script, "charts/%s.gp", base);
+	vars[0] = '\0';
+	/* base is a safe name (view_safe_name): no quote can occur in it */
+	if (png)
+		strf(vars, sizeof vars, "png_out='charts/.%s.png.tmp'; ", base);
+	if (pdf)
+		strf(vars + strlen(vars), sizeof vars - strlen(vars),
+			 "pdf_out='charts/.%s.pdf.tmp'", base);
+	for (k = 0; k < 2; k++) {
+		strf(tmp[k], sizeof tmp[k], "%s/charts/.%s.%s.tmp", t->run, base, k ? "pdf" : "png");
+		strf(dst[k], sizeof dst[k], "%s/charts/%s.%s", t->run, base, k ? "pdf" : "png");
+		unlink(tmp[k]);
+	}
+	if (run_tool(t, argv, REPORT_GNUPLOT_TIMEOUT, msg, msglen) < 0) {
+		unlink(tmp[0]);
+		unlink(tmp[1]);
+		return -1;
+	}
+	for (k = 0; k < 2; k++) {
+		if (!(k ? pdf : png))
+			continue;
+		if (!report_tools_nonempty(tmp[k])) {
+			strf(msg, msglen, "gnuplot drew no charts/%s.%s (does chart.gp set output %s?)",
+				 base, k ? "pdf" : "png", k ? "pdf_out" : "png_out");
+			unlink(tmp[k]);
+			return -1;
+		}
+		if (rename(tmp[k], dst[k]) < 0) {
+			strf(msg, msglen, "cannot rename %s: %s", tmp[k], strerror(errno));
+			return -1;
+		}
+		*(k ? has_pdf : has_png) = 1;
+	}
+	return 0;
+}
+
+static void remove_tree_flat(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		strf(path, sizeof path, "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* The first error pdflatex reported, from its log ("report.tex:12: ..."). */
+static void latex_error(const char *logpath, char *out, size_t len)
+{
+	FILE *f = fopen(logpath, "r");
+	char line[1024];
+
+	strf(out, len, "see the log");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *p = strstr(line, "report.tex:");
+
+		line[strcspn(line, "\n")] = '\0';
+		if ((p && p[11] >= '0' && p[11] <= '9') || line[0] == '!') {
+			size_t n;
+
+			strf(out, len, "%s", p ? p : line + 2);
+			n = strlen(out);
+			if (n && out[n - 1] == '.')	/* our messages end without one */
+				out[n - 1] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* report.tex -> report.pdf with latexmk (else pdflatex, run until the
+   cross references settle), in a scratch folder, then renamed. */
+int report_tools_pdf(struct report_tools *t, int use_latexmk, char *msg, size_t msglen)
+{
+	char outdir[PATH_MAX], pdf[PATH_MAX], dst[PATH_MAX], logpath[PATH_MAX], why[512];
+	char *latexmk[] = { "latexmk", "-norc", "-pdf", "-interaction=nonstopmode", "-halt-on-error",
+			    "-file-line-error", "-no-shell-escape", "-outdir=" REPORT_TEX_DIR,
+			    "report.tex", NULL };
+	char *pdflatex[] = { "pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+			     "-file-line-error", "-no-shell-escape",
+			     "-output-directory=" REPORT_TEX_DIR, "report.tex", NULL };
+	int rc_tool = 0, pass;
+
+	strf(outdir, sizeof outdir, "%s/" REPORT_TEX_DIR, t->run);
+	strf(pdf, sizeof pdf, "%s/report.pdf", outdir);
+	strf(dst, sizeof dst, "%s/report.pdf", t->run);
+	strf(logpath, sizeof logpath, "%s/report.log", outdir);
+	if (mkdir(outdir, 0755) < 0 && errno != EEXIST) {
+		strf(msg, msglen, "cannot create %s: %s", outdir, strerror(errno));
+		return -1;
+	}
+	unlink(pdf);
+	if (use_latexmk) {
+		rc_tool = run_tool(t, latexmk, REPORT_LATEX_TIMEOUT, msg, msglen);
+	} else {
+		for (pass = 0; pass < 4 && rc_tool == 0; pass++) {
+			FILE *f;
+			char line[1024];
+			int again = 0;
+
+			rc_tool = run_tool(t, pdflatex, REPORT_LATEX_TIMEOUT / 4, msg, msglen);
+			f = rc_tool == 0 ? fopen(logpath, "r") : NULL;
+			while (f && fgets(line, sizeof line, f))
+				/* not just "Rerun": the rerunfilecheck banner has it */
+				if (strstr(line, "Rerun to get") || strstr(line, "Rerun LaTeX") ||
+				    strstr(line, "Label(s) may have changed"))
+					again = 1;
+			if (f)
+				fclose(f);
+			if (!again)
+				break;
+		}
+	}
+	if (rc_tool < 0) {
+		latex_error(logpath, why, sizeof why);
+		strf(msg + strlen(msg), msglen - strlen(msg), ": %s (see %s/report.log)", why, t->run);
+		return -1;
+	}
+	if (!report_tools_nonempty(pdf)) {
+		strf(msg, msglen, "%s wrote no report.pdf (see %s/report.log)",
+			 use_latexmk ? "latexmk" : "pdflatex", t->run);
+		return -1;
+	}
+	if (rename(pdf, dst) < 0) {
+		strf(msg, msglen, "cannot rename %s: %s", pdf, strerror(errno));
+		return -1;
+	}
+	remove_tree_flat(outdir);
+	return 0;
+}
+

@@ -1,0 +1,562 @@
+/*
+ * analyze.c - from raw samples to the numbers a reader trusts.  The order
+ * matters: warmups and invalid samples out first, then the spec's outlier
+ * rule on what is left, then the estimator and its CI on the kept samples,
+ * then per-op subtraction of other experiments, then the checks that flag
+ * an impossible result instead of printing it silently.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "results/analyze.h"
+#include "results/results.h"
+#include "stats/stats.h"
+#include "lib/units.h"
+
+static const char *est_name(enum spec_estimator e)
+{
+	static const char *n[] = {"mean", "median", "min", "max", "trimmed_mean"};
+	return n[e];
+}
+
+json_t *analyze_params(const struct spec *s, const struct plan_point *pt, int as_text)
+{
+	json_t *o = json_object();
+	const struct probe_param *pp = s->bound->params;
+	for (size_t a = 0; a < s->n_axis; a++) {
+		const struct spec_val *v = pt->vals[a];
+		json_t *j;
+		if (as_text || pp[a].type == PROBE_STRING)
+			j = json_string(v->text);
+		else if (pp[a].type == PROBE_BOOL)
+			j = json_boolean(v->num != 0);
+		else if (pp[a].type == PROBE_INT || pp[a].type == PROBE_SIZE)
+			j = json_integer((json_int_t)llround(v->num));
+		else
+			j = results_num(v->num);
+		json_object_set_new(o, pp[a].name, j);
+	}
+	return o;
+}
+
+static json_t *summary_json(const struct stats_summary *m)
+{
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			 "mean", results_num(m->mean), "median", results_num(m->median),
+			 "std", results_num(m->std), "cv", results_num(m->cv),
+			 "mad", results_num(m->mad), "min", results_num(m->min),
+			 "max", results_num(m->max), "p5", results_num(m->p5),
+			 "p25", results_num(m->p25), "p75", results_num(m->p75),
+			 "p95", results_num(m->p95));
+}
+
+static void flag(json_t *sanity, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void flag(json_t *sanity, const char *name, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_array_append_new(sanity, json_pack("{s:s,s:s}", "flag", name, "message", msg));
+}
+
+/* Does a `where:` clause select this point?  Numbers compare with a
+   relative tolerance (ranges are computed by repeated multiplication). */
+static int where_matches(const struct spec *s, const struct spec_where *w, size_t nw,
+			 const struct plan_point *pt)
+{
+	for (size_t i = 0; i < nw; i++) {
+		size_t a;
+		for (a = 0; a < s->n_axis; a++)
+			if (strcmp(s->bound->params[a].name, w[i].param) == 0)
+				break;
+		if (a == s->n_axis)
+			return 0;
+		const struct spec_val *v = pt->vals[a];
+		if (s->bound->params[a].type == PROBE_STRING) {
+			if (strcmp(v->text, w[i].text) != 0)
+				return 0;
+		} else if (fabs(v->num - w[i].num) > 1e-9 * fmax(1.0, fabs(w[i].num))) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Per-op value of a dependency for this point: its single point, or the
+   point agreeing on every parameter the two probes share.  Converted to
+   this probe's unit when both are times.  NAN with *why set otherwise. */
+static double dep_value(const json_t *dep, const json_t *params, const char *unit,
+			const char **why)
+{
+	const json_t *pts = json_object_get(dep, "points"), *p, *match = NULL;
+	size_t i, nmatch = 0;
+	const char *dunit = json_string_value(json_object_get(json_object_get(dep, "probe"), "unit"));
+
+	if (json_array_size(pts) == 1) {
+		match = json_array_get(pts, 0);
+		nmatch = 1;
+	} else {
+		json_array_foreach(pts, i, p) {
+			const char *k;
+			json_t *v;
+			int shared = 0, same = 1;
+			json_object_foreach(json_object_get(p, "params"), k, v) {
+				json_t *mine = json_object_get(params, k);
+				if (!mine)
+					continue;
+				shared++;
+				if (!json_equal(mine, v))
+					same = 0;
+			}
+			if (shared && same) {
+				match = p;
+				nmatch++;
+			}
+		}
+	}
+	if (nmatch != 1) {
+		*why = nmatch ? "several of its points match this one" : "none of its points matches this one";
+		return NAN;
+	}
+	if (strcmp(json_string_value(json_object_get(match, "status")) ?: "", "ok") != 0) {
+		*why = "its matching point did not succeed";
+		return NAN;
+	}
+	double v = json_number_value(json_object_get(match, "estimate"));
+	if (!json_is_number(json_object_get(match, "estimate"))) {
+		*why = "it has no estimate";
+		return NAN;
+	}
+	double a, b;
+	if (dunit && strcmp(dunit, unit) != 0) {
+		if (units_is_time(dunit, &a) && units_is_time(unit, &b))
+			return v * a / b;
+		*why = "its unit differs";
+		return NAN;
+	}
+	return v;
+}
+
+json_t *analyze_point(const struct spec *s, const struct loaded_probe *lp,
+		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
+		      uint64_t seed, json_t *const *deps)
+{
+	const struct probe *p = lp->p;
+	json_t *o = json_object(), *samples = json_array(), *sanity = json_array();
+	size_t n_valid = 0, n_invalid = 0, nk = 0;
+	double *vals = calloc(r->n_samples + 1, sizeof *vals);
+	size_t *map = calloc(r->n_samples + 1, sizeof *map);
+	unsigned char *out = calloc(r->n_samples + 1, 1);
+
+	/* 1. Warmups and invalid samples never enter the statistics. */
+	for (size_t i = 0; i < r->n_samples; i++) {
+		if (r->samples[i].warmup)
+			continue;
+		if (!r->samples[i].valid || !isfinite(r->samples[i].value)) {
+			n_invalid++;
+			continue;
+		}
+		map[n_valid] = i;
+		vals[n_valid++] = r->samples[i].value;
+	}
+	/* 2. The spec's outlier rule on the valid ones. */
+	size_t n_out = stats_outliers(vals, n_valid, s->outliers, s->out_k, s->out_lo, s->out_hi, out);
+	double *kept = calloc(n_valid + 1, sizeof *kept);
+	for (size_t i = 0; i < n_valid; i++) {
+		if (out[i])
+			r->samples[map[i]].outlier = 1;
+		else
+			kept[nk++] = vals[i];
+	}
+	for (size_t i = 0; i < r->n_samples; i++) {
+		const struct sample_rec *sr = &r->samples[i];
+		json_t *ex = json_object();
+		for (size_t m = 0; m < lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
+			json_object_set_new(ex, p->metrics[m].name, results_num(sr->extra[m]));
+		json_array_append_new(samples, json_pack("{s:o,s:b,s:b,s:b,s:o,s:o}",
+			"value", results_num(sr->value), "warmup", sr->warmup, "valid", sr->valid,
+			"outlier", sr->outlier, "extra", ex,
+			"note", sr->note[0] ? json_string(sr->note) : json_null()));
+	}
+
+	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
+	json_t *params = analyze_params(s, pt, 0);
+	json_object_set_new(o, "params", params);
+	json_object_set_new(o, "params_text", analyze_params(s, pt, 1));
+	json_object_set_new(o, "status", json_string(exec_status_name(r->status)));
+	json_object_set_new(o, "reason", r->reason[0] ? json_string(r->reason) : json_null());
+	json_object_set_new(o, "iterations", json_integer((json_int_t)r->iterations));
+	json_object_set_new(o, "placement", json_pack("{s:o,s:o,s:b,s:o,s:o,s:b,s:o}",
+		"cpu_requested", r->cpu_requested >= 0 ? json_integer(r->cpu_requested) : json_null(),
+		"cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null(),
+		"pinned", r->pinned,
+		"priority_requested", r->has_prio_req ? json_integer(r->prio_requested) : json_null(),
+		"priority", json_integer(r->priority),
+		"priority_applied", r->prio_applied,
+		"note", r->placement_note[0] ? json_string(r->placement_note) : json_null()));
+	json_object_set_new(o, "samples", samples);
+	json_object_set_new(o, "n", json_integer((json_int_t)nk));
+	json_object_set_new(o, "n_outliers", json_integer((json_int_t)n_out));
+	json_object_set_new(o, "n_invalid", json_integer((json_int_t)n_invalid));
+
+	/* 3. Estimate, CI and spread of the kept samples. */
+	double est = NAN, lo = NAN, hi = NAN;
+	const char *method = NULL;
+	struct stats_summary sum;
+	memset(&sum, 0, sizeof sum);
+	if (nk > 0) {
+		est = stats_estimate(kept, nk, s->estimate, s->est_p);
+		stats_ci(kept, nk, s->estimate, s->est_p, 0.95, seed, &lo, &hi, &method);
+	}
+	stats_summarise(kept, nk, &sum);
+
+	/* 4. Subtract other experiments' per-op costs (their own CIs are not
+	   propagated: the note says so in docs/methodology.md). */
+	json_t *subs = json_array();
+	double total_sub = 0;
+	for (size_t d = 0; d < s->n_subtract; d++) {
+		const char *why = "it did not run";
+		double v = deps && deps[d] ? dep_value(deps[d], params, p->unit, &why) : NAN;
+		if (isnan(v)) {
+			flag(sanity, "subtract_failed", "could not subtract '%s': %s", s->subtract[d], why);
+			continue;
+		}
+		total_sub += v;
+		json_array_append_new(subs, json_pack("{s:s,s:o}", "experiment", s->subtract[d],
+						      "value", results_num(v)));
+	}
+	double est_sub = est - total_sub;
+	json_object_set_new(o, "estimate", results_num(est_sub));
+	json_object_set_new(o, "estimate_raw", results_num(est));
+	json_object_set_new(o, "estimator", json_string(est_name(s->estimate)));
+	json_object_set_new(o, "subtracted", subs);
+	json_object_set_new(o, "ci", method ? json_pack("[o,o]", results_num(lo - total_sub),
+							  results_num(hi - total_sub)) : json_null());
+	json_object_set_new(o, "ci_level", json_real(0.95));
+	json_object_set_new(o, "ci_method", method ? json_string(method) : json_null());
+	json_object_set_new(o, "stats", summary_json(&sum));
+
+	/* 5. Cycles, when the unit is a time: TSC ticks, not core cycles. */
+	double ns_per_unit;
+	if (units_is_time(p->unit, &ns_per_unit) && tsc_hz > 0) {
+		double c = ns_per_unit * tsc_hz / 1e9;
+		json_object_set_new(o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
+			"estimate", results_num(est_sub * c),
+			"ci", method ? json_pack("[o,o]", results_num((lo - total_sub) * c),
+						 results_num((hi - total_sub) * c)) : json_null(),
+			"mean", results_num(sum.mean * c), "median", results_num(sum.median * c),
+			"std", results_num(sum.std * c)));
+	} else {
+		json_object_set_new(o, "cycles", json_null());
+	}
+
+	/* 6. Secondary values over the same kept samples. */
+	json_t *extra = json_object();
+	for (size_t m = 0; m < lp->n_metrics && m < PROBE_MAX_EXTRA; m++) {
+		double *ev = calloc(nk + 1, sizeof *ev);
+		size_t ne = 0;
+		for (size_t i = 0; i < n_valid; i++)
+			if (!out[i])
+				ev[ne++] = r->samples[map[i]].extra[m];
+		struct stats_summary es;
+		stats_summarise(ev, ne, &es);
+		json_object_set_new(extra, p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
+			"mean", results_num(es.mean), "median", results_num(es.median),
+			"std", results_num(es.std), "min", results_num(es.min), "max", results_num(es.max)));
+		free(ev);
+	}
+	json_object_set_new(o, "extra", extra);
+
+	/* 7. Prediction and reference. */
+	json_t *pred = json_null();
+	for (size_t i = 0; i < s->n_predict; i++) {
+		const struct spec_predict *pr = &s->predict[i];
+		if (!where_matches(s, pr->where, pr->n_where, pt))
+			continue;
+		json_decref(pred);
+		pred = json_pack("{s:o,s:s,s:s,s:o}", "value", results_num(pr->value),
+				 "value_text", pr->value_text ? pr->value_text : "",
+				 "why", pr->why ? pr->why : "",
+				 "ratio", results_num(pr->value != 0 ? est_sub / pr->value : NAN));
+		if (isfinite(est_sub) && pr->value > 0 &&
+		    (est_sub / pr->value > 10 || est_sub / pr->value < 0.1))
+			flag(sanity, "far_from_prediction",
+			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, p->unit,
+			     est_sub / pr->value, pr->value, p->unit);
+		break;
+	}
+	json_object_set_new(o, "prediction", pred);
+	json_t *ref = json_null();
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	for (size_t i = 0; i < s->n_reference; i++) {
+		const struct spec_reference *rf = &s->reference[i];
+		if (strcmp(rf->machine, "*") != 0 && strcmp(rf->machine, host) != 0)
+			continue;
+		if (!where_matches(s, rf->where, rf->n_where, pt))
+			continue;
+		double lo_ok = rf->value * (1 + rf->tol_lo), hi_ok = rf->value * (1 + rf->tol_hi);
+		int pass = isfinite(est_sub) && est_sub >= lo_ok && est_sub <= hi_ok;
+		json_decref(ref);
+		ref = json_pack("{s:s,s:o,s:[o,o],s:s}", "machine", rf->machine,
+				"value", results_num(rf->value), "tolerance",
+				results_num(rf->tol_lo), results_num(rf->tol_hi),
+				"verdict", pass ? "pass" : "warn");
+		if (strcmp(rf->machine, "*") != 0)
+			break;	/* a host-specific band wins over '*' */
+	}
+	json_object_set_new(o, "reference", ref);
+
+	/* 8. Sanity: what must not be printed silently. */
+	if (r->status == PT_OK) {
+		double tick_ns = tsc_hz > 0 ? 1e9 / tsc_hz : 1;
+		if (units_is_time(p->unit, &ns_per_unit) && isfinite(est)) {
+			double sample_ns = est * ns_per_unit * (double)r->iterations;
+			if (sample_ns < 1000)
+				flag(sanity, "below_timer_resolution",
+				     "a sample lasted %.0f ns: the timer's resolution and overhead dominate",
+				     sample_ns);
+			else if (est * ns_per_unit > 0 && est * ns_per_unit < tick_ns / 2)
+				flag(sanity, "below_timer_resolution",
+				     "%.3g ns per op is below half a TSC tick (%.3g ns)", est * ns_per_unit,
+				     tick_ns);
+		}
+		if (isfinite(est_sub) && est_sub < 0)
+			flag(sanity, "negative_after_subtraction",
+			     "%.4g %s minus %.4g %s subtracted is negative", est, p->unit, total_sub, p->unit);
+		if (n_invalid > 0) {
+			/* The first invalid sample's note explains the others. */
+			const char *why = "";
+			for (size_t i = 0; i < r->n_samples && !why[0]; i++)
+				if (!r->samples[i].warmup && !r->samples[i].valid)
+					why = r->samples[i].note;
+			flag(sanity, "invalid_samples", "%zu of %zu samples flagged invalid by the probe%s%s%s",
+			     n_invalid, n_invalid + n_valid, why[0] ? " (first: " : "", why, why[0] ? ")" : "");
+		}
+		if (nk >= 3 && isfinite(sum.cv) && sum.cv > 0.25)
+			flag(sanity, "high_variation", "coefficient of variation %.0f %% over %zu samples",
+			     sum.cv * 100, nk);
+		if (nk == 0)
+			flag(sanity, "no_samples", "no valid sample was kept");
+	}
+	if (r->sanity_failed)
+		flag(sanity, "probe_sanity", "%s", r->sanity_msg);
+	if (r->cpu_requested >= 0 && !r->pinned && r->status != PT_SKIPPED)
+		flag(sanity, "not_pinned", "could not pin to CPU %d%s%s", r->cpu_requested,
+		     r->placement_note[0] ? ": " : "", r->placement_note);
+	json_object_set_new(o, "sanity", sanity);
+	json_object_set_new(o, "elapsed_s", results_num(r->elapsed_s));
+	free(vals);
+	free(map);
+	free(out);
+	free(kept);
+	return o;
+}
+
+const char *analyze_status(const json_t *points, int interrupted)
+{
+	size_t i, ok = 0, skipped = 0, n = json_array_size(points);
+	const json_t *p;
+	if (interrupted)
+		return "interrupted";
+	json_array_foreach(points, i, p) {
+		const char *st = json_string_value(json_object_get(p, "status"));
+		if (st && strcmp(st, "ok") == 0)
+			ok++;
+		else if (st && strcmp(st, "skipped") == 0)
+			skipped++;
+	}
+	if (n > 0 && ok == n)
+		return "ok";
+	if (n > 0 && skipped == n)
+		return "skipped";
+	return ok ? "partial" : "failed";
+}
+
+size_t analyze_kept(const json_t *point, double **out)
+{
+	const json_t *samples = json_object_get(point, "samples"), *sm;
+	size_t i, n = 0;
+	double *v = calloc(json_array_size(samples) + 1, sizeof *v);
+	json_array_foreach(samples, i, sm) {
+		if (json_is_true(json_object_get(sm, "warmup")) ||
+		    !json_is_true(json_object_get(sm, "valid")) ||
+		    json_is_true(json_object_get(sm, "outlier")) ||
+		    !json_is_number(json_object_get(sm, "value")))
+			continue;
+		v[n++] = json_number_value(json_object_get(sm, "value"));
+	}
+	*out = v;
+	return n;
+}
+
+/* --- findings --------------------------------------------------------- */
+
+/* The x parameter of the knees analysis: chart.x, else the first swept
+   size parameter. */
+static int knee_axis(const struct spec *s)
+{
+	for (size_t a = 0; a < s->n_axis; a++)
+		if (s->chart.x && strcmp(s->bound->params[a].name, s->chart.x) == 0)
+			return (int)a;
+	for (size_t a = 0; a < s->n_axis; a++)
+		if (s->axis_swept[a] && s->bound->params[a].type == PROBE_SIZE)
+			return (int)a;
+	return -1;
+}
+
+static json_t *sysfs_caches(const json_t *machine)
+{
+	json_t *arr = json_array(), *c;
+	size_t i;
+	json_array_foreach(json_object_get(machine, "caches"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		if (t && strcmp(t, "Instruction") == 0)
+			continue;
+		json_array_append_new(arr, json_pack("{s:O,s:O,s:O}", "level", json_object_get(c, "level"),
+						     "type", json_object_get(c, "type"),
+						     "size_bytes", json_object_get(c, "size_bytes")));
+	}
+	return arr;
+}
+
+/* stats_knees names plateaus by rank (L1, L2, ..., the last "Memory").  On
+   a shared or virtualised host the L3 may have no plateau of its own while
+   DRAM shows two (with and without page walks), so rank alone mislabels
+   them.  No cache level costs 50 ns or more on any current CPU and no DRAM
+   access costs less: the first plateau at or above it is "Memory", later
+   ones "Memory+TLB" (page walks added), and the ones below are L1, L2, ... in order. */
+#define KNEE_DRAM_NS 50.0
+static void name_levels(struct stats_level *lv, size_t n, double ns_per_unit)
+{
+	size_t mem = n;
+	for (size_t i = 0; i < n; i++)
+		if (lv[i].latency * ns_per_unit >= KNEE_DRAM_NS) {
+			mem = i;
+			break;
+		}
+	if (mem == n)
+		return;		/* no DRAM plateau in range: keep the rank names */
+	for (size_t i = 0; i < n; i++) {
+		if (i < mem)
+			snprintf(lv[i].name, sizeof lv[i].name, "L%zu", i + 1);
+		else if (i == mem)
+			snprintf(lv[i].name, sizeof lv[i].name, "Memory");
+		else
+			snprintf(lv[i].name, sizeof lv[i].name, "Memory+TLB");
+	}
+}
+
+static json_t *knees(const struct spec *s, const json_t *points, const json_t *machine)
+{
+	int xa = knee_axis(s);
+	if (xa < 0)
+		return json_pack("{s:s}", "error", "no swept size parameter to find knees over");
+	const char *xname = s->bound->params[xa].name;
+	json_t *series = json_object();
+	size_t i;
+	const json_t *p;
+
+	/* Group points by every other parameter's text: one curve each. */
+	json_array_foreach(points, i, p) {
+		char key[1024] = "";
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(p, "params_text"), k, v) {
+			if (strcmp(k, xname) == 0)
+				continue;
+			size_t n = 0;
+			for (size_t a = 0; a < s->n_axis; a++)
+				if (strcmp(s->bound->params[a].name, k) == 0)
+					n = s->axis_n[a];
+			if (n <= 1)
+				continue;
+			size_t used = strlen(key);
+			snprintf(key + used, sizeof key - used, "%s%s=%s", used ? "," : "", k,
+				 json_string_value(v));
+		}
+		if (!key[0])
+			snprintf(key, sizeof key, "all");
+		json_t *arr = json_object_get(series, key);
+		if (!arr) {
+			arr = json_array();
+			json_object_set_new(series, key, arr);
+		}
+		json_array_append(arr, (json_t *)p);
+	}
+	json_t *outs = json_object();
+	const char *key;
+	json_t *arr;
+	double ns_unit;
+	json_object_foreach(series, key, arr) {
+		size_t n = json_array_size(arr), m = 0;
+		double *x = calloc(n + 1, sizeof *x), *y = calloc(n + 1, sizeof *y);
+		json_array_foreach(arr, i, p) {
+			json_t *e = json_object_get(p, "estimate");
+			if (!json_is_number(e))
+				continue;
+			x[m] = json_number_value(json_object_get(json_object_get(p, "params"), xname));
+			y[m++] = json_number_value(e);
+		}
+		/* The plan may not be sorted by x when x is not the last axis. */
+		for (size_t a = 1; a < m; a++)
+			for (size_t b = a; b > 0 && x[b - 1] > x[b]; b--) {
+				double t = x[b]; x[b] = x[b - 1]; x[b - 1] = t;
+				t = y[b]; y[b] = y[b - 1]; y[b - 1] = t;
+			}
+		struct stats_level lv[16];
+		size_t nl = stats_knees(x, y, m, lv, 16);
+		if (units_is_time(s->bound->unit, &ns_unit))
+			name_levels(lv, nl, ns_unit);
+		json_t *levels = json_array();
+		for (size_t l = 0; l < nl; l++)
+			json_array_append_new(levels, json_pack("{s:s,s:o,s:o}", "name", lv[l].name,
+				"size_bytes", results_num(lv[l].size), "latency", results_num(lv[l].latency)));
+		json_object_set_new(outs, key, json_pack("{s:o,s:o}", "levels", levels,
+							 "sysfs", sysfs_caches(machine)));
+		free(x);
+		free(y);
+	}
+	json_decref(series);
+	return json_pack("{s:s,s:o}", "param", xname, "series", outs);
+}
+
+/* ratios: each point's estimate over the smallest estimate (e.g. read vs
+   fread vs mmap, 7 args vs 0). */
+static json_t *ratios(const json_t *points)
+{
+	double best = INFINITY;
+	size_t i;
+	const json_t *p;
+	json_array_foreach(points, i, p) {
+		json_t *e = json_object_get(p, "estimate");
+		if (json_is_number(e) && json_number_value(e) > 0 && json_number_value(e) < best)
+			best = json_number_value(e);
+	}
+	json_t *arr = json_array();
+	json_array_foreach(points, i, p) {
+		json_t *e = json_object_get(p, "estimate");
+		json_array_append_new(arr, json_pack("{s:I,s:o}", "index", (json_int_t)i, "ratio",
+			results_num(json_is_number(e) && isfinite(best) ? json_number_value(e) / best : NAN)));
+	}
+	return arr;
+}
+
+void analyze_findings(const struct spec *s, json_t *result, const json_t *machine)
+{
+	json_t *f = json_object(), *points = json_object_get(result, "points");
+	for (size_t i = 0; i < s->n_findings; i++) {
+		if (strcmp(s->findings[i], "knees") == 0)
+			json_object_set_new(f, "knees", knees(s, points, machine));
+		else if (strcmp(s->findings[i], "ratios") == 0)
+			json_object_set_new(f, "ratios", ratios(points));
+	}
+	json_object_set_new(result, "findings", f);
+}

@@ -1,0 +1,294 @@
+/*
+ * spec.c - experiment specs (design §3): a file or text -> checked struct
+ * spec; --set overrides; freeing.  The module's other parts: spec_yaml.c
+ * (libyaml document, positions, grafting), spec_keys.c (one handler per
+ * key), spec_bind.c (the probe's parameter table).
+ *
+ * A --set override is grafted into the YAML document and the whole spec is
+ * parsed again, so an override is checked by the very handler that checks
+ * the file, with the same messages.
+ */
+#include "spec/spec.h"
+#include "spec/spec_bind.h"
+#include "spec/spec_keys.h"
+#include "spec/spec_yaml.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/evp.h>
+
+static int oom(struct sy_ctx *c)
+{
+	return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+}
+
+static void sha256_hex(const char *text, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (!EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) || n != 32)
+		n = 0;
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	out[2 * n] = '\0';
+}
+
+/* "specs/ram_access.yaml" -> "ram_access" */
+static char *file_stem(const char *path)
+{
+	const char *b = strrchr(path, '/'), *dot;
+
+	b = b ? b + 1 : path;
+	dot = strrchr(b, '.');
+	return strndup(b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+/*
+ * Parse text (+ overrides ov[0..n_ov-1], grafted in order) into *s.
+ * cur_ov: which override's errors are reported without prefix (the one the
+ * caller is applying); ovname: the experiment name for "--set NAME.x" prefixes.
+ */
+static int parse_all(const char *path, const char *text, size_t len, char *const *ov, size_t n_ov,
+		     size_t cur_ov, const char *ovname, struct spec *s, char *err, size_t errlen)
+{
+	struct sy_ctx c = {0};
+	yaml_node_t *root;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	c.file = path;
+	c.name = ovname;
+	c.ov = ov;
+	c.n_ov = n_ov;
+	c.cur_ov = cur_ov;
+	c.err = err;
+	c.errlen = errlen;
+	s->file = strdup(path);
+	s->text = malloc(len + 1);
+	if (!s->file || !s->text) {
+		oom(&c);
+		goto out;
+	}
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	sha256_hex(text, len, s->sha256);
+	spec_keys_defaults(s);
+	if (n_ov) {
+		if (!(s->overrides = calloc(n_ov, sizeof(*s->overrides)))) {
+			oom(&c);
+			goto out;
+		}
+		for (; s->n_overrides < n_ov; s->n_overrides++)
+			if (!(s->overrides[s->n_overrides] = strdup(ov[s->n_overrides]))) {
+				oom(&c);
+				goto out;
+			}
+	}
+	if (sy_load(&c, text, len) < 0)
+		goto out;
+	root = yaml_document_get_root_node(&c.doc);
+	if (!root) {
+		sy_fail(&c, (struct spec_pos){1, 1},
+			"empty spec: expected a mapping with at least a 'probe' key");
+		goto out;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		sy_fail(&c, sy_pos(&c, root),
+			"expected a mapping of keys (probe, params, ...) at the top level, got %s",
+			sy_what(root, (char[96]){0}, 96));
+		goto out;
+	}
+	for (size_t k = 1; k <= n_ov; k++)
+		if (sy_apply_override(&c, k) < 0)
+			goto out;
+	root = yaml_document_get_root_node(&c.doc);	/* grafting may move nodes */
+	if (spec_keys_parse(&c, s, root) < 0)
+		goto out;
+	if ((!s->name && !(s->name = file_stem(path))) ||
+	    (!s->title && !(s->title = strdup(s->name))) ||
+	    (!s->group && !(s->group = strdup(SPEC_DEFAULT_GROUP))) ||
+	    (!s->description && !(s->description = strdup("")))) {
+		oom(&c);
+		goto out;
+	}
+	rc = 0;
+out:
+	sy_free(&c);
+	if (rc < 0)
+		spec_free(s);
+	return rc;
+}
+
+int spec_parse(const char *path, const char *text, size_t len, struct spec *out, char *err,
+	       size_t errlen)
+{
+	return parse_all(path, text, len, NULL, 0, 0, NULL, out, err, errlen);
+}
+
+int spec_load(const char *path, struct spec *out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		goto fail;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
+			if (!nb) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {	/* errno from the failed read, e.g. EISDIR */
+		int e = errno;
+		fclose(f);
+		f = NULL;
+		errno = e;
+		goto fail;
+	}
+	fclose(f);
+	rc = spec_parse(path, buf ? buf : "", len, out, err, errlen);
+	free(buf);
+	return rc;
+fail:
+	snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+	if (f)
+		fclose(f);
+	free(buf);
+	return -1;
+}
+
+int spec_override(struct spec *s, const char *assignment, char *err, size_t errlen)
+{
+	size_t n = s->n_overrides + 1;
+	char **ov = calloc(n, sizeof(*ov));
+	struct spec t;
+	int rc;
+
+	if (!ov) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i + 1 < n; i++)
+		ov[i] = s->overrides[i];
+	ov[n - 1] = (char *)assignment;
+	rc = parse_all(s->file, s->text, strlen(s->text), ov, n, n, s->name, &t, err, errlen);
+	free(ov);
+	if (rc < 0)
+		return -1;
+	if (s->bound && spec_bind_as(&t, s->bound, n, err, errlen) < 0) {
+		spec_free(&t);
+		return -1;
+	}
+	spec_free(s);
+	*s = t;
+	return 0;
+}
+
+const char *spec_suggest(const char *word, const char *const *cand, size_t n)
+{
+	size_t lw = strlen(word), cap = lw < 4 ? 1 : 2, best = cap + 1;
+	const char *bs = NULL;
+
+	if (!lw)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = sy_distance(word, cand[i], cap);
+		if (d < best) {
+			best = d;
+			bs = cand[i];
+		}
+	}
+	if (bs)
+		return bs;
+	for (size_t i = 0; lw >= 3 && i < n; i++)	/* "rep" -> "repetitions" */
+		if (strncasecmp(cand[i], word, lw) == 0)
+			return cand[i];
+	for (size_t i = 0; i < n; i++) {	/* "iterations_x" -> "iterations" */
+		size_t lc = strlen(cand[i]);
+		if (lc >= 3 && lc < lw && strncasecmp(word, cand[i], lc) == 0)
+			return cand[i];
+	}
+	return NULL;
+}
+
+static void free_where(struct spec_where *w, size_t n)
+{
+	for (size_t i = 0; w && i < n; i++) {
+		free(w[i].param);
+		free(w[i].text);
+	}
+	free(w);
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void spec_free(struct spec *s)
+{
+	if (!s)
+		return;
+	spec_unbind(s);
+	free(s->file);
+	free(s->text);
+	free(s->name);
+	free(s->title);
+	free(s->group);
+	free(s->probe);
+	free(s->description);
+	for (size_t i = 0; s->params && i < s->n_params; i++) {
+		struct spec_param *sp = &s->params[i];
+		free(sp->name);
+		free_strs(sp->raw, sp->n_raw);
+		free(sp->raw_pos);
+		free(sp->from);
+		free(sp->to);
+		free(sp->by);
+	}
+	free(s->params);
+	free_strs(s->subtract, s->n_subtract);
+	free(s->subtract_pos);
+	for (size_t i = 0; s->predict && i < s->n_predict; i++) {
+		free_where(s->predict[i].where, s->predict[i].n_where);
+		free(s->predict[i].value_text);
+		free(s->predict[i].why);
+	}
+	free(s->predict);
+	for (size_t i = 0; s->reference && i < s->n_reference; i++) {
+		free(s->reference[i].machine);
+		free_where(s->reference[i].where, s->reference[i].n_where);
+		free(s->reference[i].value_text);
+	}
+	free(s->reference);
+	free(s->chart.x);
+	free(s->chart.y);
+	free(s->chart.series);
+	free(s->chart.xlabel);
+	free(s->chart.ylabel);
+	free(s->chart.title);
+	free(s->chart.kind);
+	free_strs(s->findings, s->n_findings);
+	free_strs(s->overrides, s->n_overrides);
+	free_strs(s->quick, s->n_quick);
+	free(s->quick_pos);
+	memset(s, 0, sizeof(*s));
+}
