@@ -106,4 +106,60 @@ struct stats_level {
 size_t stats_knees(const double *x, const double *y, size_t n,
 		   struct stats_level *levels, size_t max);
 
+/* ---- the sequence of a point's samples (series.c) ------------------------
+ * These look at samples in the order they were taken.  Each has an effect
+ * floor besides its p-value: a finding must be both unlikely under "one
+ * stationary distribution" and large enough to matter. */
+
+/* A single step in level (Pettitt's rank test).  at: first index after the
+   step (among the finite values); before/after: medians either side; p:
+   Pettitt's approximate p-value; found: p < alpha and |after/before - 1| >=
+   min_rel.  Splits closer than min_seg (>= 2) to either end are not
+   considered; fewer than 2*min_seg values: found 0, p NaN.  -1: no memory. */
+struct stats_shift {
+	size_t at;
+	double before, after, p;
+	int found;
+};
+int stats_level_shift(const double *x, size_t n, size_t min_seg, double alpha,
+		      double min_rel, struct stats_shift *out);
+
+/* A monotonic trend (Mann-Kendall with tie correction).  slope: Sen's slope
+   per sample; rel_change: slope * (n-1) / |median|, the drift from the
+   first to the last sample relative to the level; found: p < alpha and
+   |rel_change| >= min_rel.  Fewer than 4 values: found 0, p NaN. */
+struct stats_trend {
+	double s, p, slope, rel_change;
+	int found;
+};
+int stats_trend(const double *x, size_t n, double alpha, double min_rel,
+		struct stats_trend *out);
+
+/* Number of modes of the samples' kernel density (Gaussian kernel,
+   Silverman's bandwidth); a mode holds at least min_share of the samples
+   (and 3) and is separated from its neighbour by a valley below 70 % of the
+   lower peak.  Writes up to max mode locations to where[], lowest first.
+   Fewer than 10 values: 1 (the median).  No values: 0. */
+size_t stats_modes(const double *x, size_t n, double min_share, double *where, size_t max);
+
+/* ---- decisions over estimates (decide.c) -------------------------------- */
+
+/* b/a from positive per-round estimates: ratio = exp(mean log b - mean log
+   a), [lo, hi] its Welch interval on the log scale at `level`, p the two-
+   sided Welch p-value.  Non-positive and non-finite values are ignored;
+   fewer than 2 on either side: lo, hi, p NaN. */
+struct stats_ratio {
+	double ratio, lo, hi, p;
+	size_t n_a, n_b;
+};
+void stats_ratio(const double *a, size_t na, const double *b, size_t nb, double level,
+		 struct stats_ratio *out);
+
+/* Holm's step-down adjustment of n p-values into adj[] (NaN stays NaN and
+   does not count).  -1: no memory. */
+int stats_holm(const double *p, size_t n, double *adj);
+
+/* Geometric mean of the finite positive values; none: NaN. */
+double stats_geomean(const double *x, size_t n);
+
 #endif
