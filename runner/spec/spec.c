@@ -17,13 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <openssl/evp.h>
 
-static int oom(struct sy_ctx *c)
+static int oom(struct spec_yaml_ctx *c)
 {
-	return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+	return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 }
 
 static void sha256_hex(const char *text, size_t len, char out[65])
@@ -56,7 +55,7 @@ static char *file_stem(const char *path)
 static int parse_all(const char *path, const char *text, size_t len, char *const *ov, size_t n_ov,
 		     size_t cur_ov, const char *ovname, struct spec *s, char *err, size_t errlen)
 {
-	struct sy_ctx c = {0};
+	struct spec_yaml_ctx c = {0};
 	yaml_node_t *root;
 	int rc = -1;
 
@@ -89,22 +88,22 @@ static int parse_all(const char *path, const char *text, size_t len, char *const
 				goto out;
 			}
 	}
-	if (sy_load(&c, text, len) < 0)
+	if (spec_yaml_load(&c, text, len) < 0)
 		goto out;
 	root = yaml_document_get_root_node(&c.doc);
 	if (!root) {
-		sy_fail(&c, (struct spec_pos){1, 1},
+		spec_yaml_fail(&c, (struct spec_pos){1, 1},
 			"empty spec: expected a mapping with at least a 'probe' key");
 		goto out;
 	}
 	if (root->type != YAML_MAPPING_NODE) {
-		sy_fail(&c, sy_pos(&c, root),
+		spec_yaml_fail(&c, spec_yaml_pos(&c, root),
 			"expected a mapping of keys (probe, params, ...) at the top level, got %s",
-			sy_what(root, (char[96]){0}, 96));
+			spec_yaml_what(root, (char[96]){0}, 96));
 		goto out;
 	}
 	for (size_t k = 1; k <= n_ov; k++)
-		if (sy_apply_override(&c, k) < 0)
+		if (spec_yaml_apply_override(&c, k) < 0)
 			goto out;
 	root = yaml_document_get_root_node(&c.doc);	/* grafting may move nodes */
 	if (spec_keys_parse(&c, s, root) < 0)
@@ -118,7 +117,7 @@ static int parse_all(const char *path, const char *text, size_t len, char *const
 	}
 	rc = 0;
 out:
-	sy_free(&c);
+	spec_yaml_free(&c);
 	if (rc < 0)
 		spec_free(s);
 	return rc;
@@ -198,33 +197,6 @@ int spec_override(struct spec *s, const char *assignment, char *err, size_t errl
 	spec_free(s);
 	*s = t;
 	return 0;
-}
-
-const char *spec_suggest(const char *word, const char *const *cand, size_t n)
-{
-	size_t lw = strlen(word), cap = lw < 4 ? 1 : 2, best = cap + 1;
-	const char *bs = NULL;
-
-	if (!lw)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = sy_distance(word, cand[i], cap);
-		if (d < best) {
-			best = d;
-			bs = cand[i];
-		}
-	}
-	if (bs)
-		return bs;
-	for (size_t i = 0; lw >= 3 && i < n; i++)	/* "rep" -> "repetitions" */
-		if (strncasecmp(cand[i], word, lw) == 0)
-			return cand[i];
-	for (size_t i = 0; i < n; i++) {	/* "iterations_x" -> "iterations" */
-		size_t lc = strlen(cand[i]);
-		if (lc >= 3 && lc < lw && strncasecmp(word, cand[i], lc) == 0)
-			return cand[i];
-	}
-	return NULL;
 }
 
 static void free_where(struct spec_where *w, size_t n)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include "probe.h"
+#include "lib/suggest.h"
 
 /* Where a node was in the file (1-based), for messages. */
 struct spec_pos { int line, col; };
@@ -169,9 +170,11 @@ int spec_bind(struct spec *s, const struct probe *p, char *err, size_t errlen);
 
 void spec_free(struct spec *s);
 
-/* "did you mean" helper: the candidate closest to `word` (case-insensitive
-   edit distance <= 2, <= 1 for words shorter than 4), else one that `word`
-   is a prefix of (or that is a prefix of `word`; 3 letters at least), or NULL. */
-const char *spec_suggest(const char *word, const char *const *candidates, size_t n);
+/* "did you mean" for a spec word: lib/suggest.h's rule under the spec
+   module's name, for callers that know only this header. */
+static inline const char *spec_suggest(const char *word, const char *const *candidates, size_t n)
+{
+	return suggest_word(word, candidates, n);
+}
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "spec/spec_bind.h"
 #include "spec/spec_yaml.h"
+#include "lib/suggest.h"
 #include "lib/units.h"
 
 #include <math.h>
@@ -35,8 +36,8 @@ static int bfail(struct bctx *b, struct spec_pos pos, const char *fmt, ...)
 	size_t n;
 	va_list ap;
 
-	sy_prefix(b->s->file, b->s->name, b->s->overrides, b->s->n_overrides, b->cur_ov, pos, pre,
-		  sizeof(pre));
+	spec_yaml_prefix(b->s->file, b->s->name, b->s->overrides, b->s->n_overrides, b->cur_ov,
+			 pos, pre, sizeof(pre));
 	snprintf(b->err, b->errlen, "%s", pre);
 	n = strlen(b->err);
 	va_start(ap, fmt);
@@ -56,7 +57,7 @@ static int param_index(struct bctx *b, const char *name)
 
 static int unknown_param(struct bctx *b, struct spec_pos pos, const char *path, const char *name)
 {
-	const char *sug = spec_suggest(name, b->names, b->n);
+	const char *sug = suggest_word(name, b->names, b->n);
 	char list[512] = "";
 
 	if (sug)

@@ -9,6 +9,7 @@
  * or duplicate keys, the value for bad values.
  */
 #include "spec/spec_keys.h"
+#include "lib/suggest.h"
 #include "lib/units.h"
 
 #include <limits.h>
@@ -20,13 +21,13 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MSG 256			/* scratch for units' messages */
 
-typedef int (*key_fn)(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k);
+typedef int (*key_fn)(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k);
 
 static const struct spec_pos nopos = {0, 0};
 
-static int oom(struct sy_ctx *c)
+static int oom(struct spec_yaml_ctx *c)
 {
-	return sy_fail(c, nopos, "out of memory");
+	return spec_yaml_fail(c, nopos, "out of memory");
 }
 
 static int is_word(const char *s)
@@ -41,43 +42,43 @@ static int is_word(const char *s)
 }
 
 /* "got X" text of a node, in a buffer that lives for the statement. */
-#define WHAT(v) sy_what((v), (char[96]){0}, 96)
+#define WHAT(v) spec_yaml_what((v), (char[96]){0}, 96)
 
-static int set_text(struct sy_ctx *c, char **dst, yaml_node_t *v, const char *key, int empty_ok)
+static int set_text(struct spec_yaml_ctx *c, char **dst, yaml_node_t *v, const char *key, int empty_ok)
 {
-	if (v->type != YAML_SCALAR_NODE || (!empty_ok && !*sy_str(v)))
-		return sy_fail(c, sy_pos(c, v), "%s: expected a text, got %s", key, WHAT(v));
+	if (v->type != YAML_SCALAR_NODE || (!empty_ok && !*spec_yaml_str(v)))
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected a text, got %s", key, WHAT(v));
 	free(*dst);
-	if (!(*dst = strdup(sy_str(v))))
+	if (!(*dst = strdup(spec_yaml_str(v))))
 		return oom(c);
 	return 0;
 }
 
 /* A name usable in file names and in "--set NAME.key": [A-Za-z0-9_-]+. */
-static int set_word(struct sy_ctx *c, char **dst, yaml_node_t *v, const char *key,
+static int set_word(struct spec_yaml_ctx *c, char **dst, yaml_node_t *v, const char *key,
 		    const char *expect)
 {
-	if (v->type != YAML_SCALAR_NODE || !is_word(sy_str(v)))
-		return sy_fail(c, sy_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
+	if (v->type != YAML_SCALAR_NODE || !is_word(spec_yaml_str(v)))
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
 	return set_text(c, dst, v, key, 0);
 }
 
 /* An integer in [lo, hi].  Outside it: "KEY: V is out of range [lo, hi]"
    when range_msg, else "KEY: expected EXPECT, got 'V'" (one-sided bounds
    read better as "an integer >= 0"). */
-static int get_int(struct sy_ctx *c, yaml_node_t *v, const char *key, const char *expect,
+static int get_int(struct spec_yaml_ctx *c, yaml_node_t *v, const char *key, const char *expect,
 		   long long lo, long long hi, int range_msg, long long *out)
 {
 	char msg[MSG];
 	long long x;
 
-	if (v->type != YAML_SCALAR_NODE || units_parse_int(sy_str(v), &x, msg, sizeof(msg)) < 0)
-		return sy_fail(c, sy_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
+	if (v->type != YAML_SCALAR_NODE || units_parse_int(spec_yaml_str(v), &x, msg, sizeof(msg)) < 0)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
 	if (x < lo || x > hi) {
 		if (range_msg)
-			return sy_fail(c, sy_pos(c, v), "%s: %lld is out of range [%lld, %lld]", key, x,
+			return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: %lld is out of range [%lld, %lld]", key, x,
 				       lo, hi);
-		return sy_fail(c, sy_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s, got %s", key, expect, WHAT(v));
 	}
 	*out = x;
 	return 0;
@@ -96,7 +97,7 @@ static const char *kind_text(enum unit_kind kind)
 }
 
 /* A quantity; positive: must be > 0. */
-static int get_qty(struct sy_ctx *c, yaml_node_t *v, const char *key, enum unit_kind kind,
+static int get_qty(struct spec_yaml_ctx *c, yaml_node_t *v, const char *key, enum unit_kind kind,
 		   int positive, double *out)
 {
 	char msg[MSG], *got;
@@ -107,83 +108,83 @@ static int get_qty(struct sy_ctx *c, yaml_node_t *v, const char *key, enum unit_
 		units_parse("", kind, &x, msg, sizeof(msg));
 		if ((got = strstr(msg, ", got")))
 			*got = '\0';
-		return sy_fail(c, sy_pos(c, v), "%s: %s, got %s", key, msg, WHAT(v));
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: %s, got %s", key, msg, WHAT(v));
 	}
-	if (units_parse(sy_str(v), kind, &x, msg, sizeof(msg)) < 0)
-		return sy_fail(c, sy_pos(c, v), "%s: %s", key, msg);
+	if (units_parse(spec_yaml_str(v), kind, &x, msg, sizeof(msg)) < 0)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: %s", key, msg);
 	if (positive && !(x > 0))
-		return sy_fail(c, sy_pos(c, v), "%s: expected %s > 0, got %s", key, kind_text(kind),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s > 0, got %s", key, kind_text(kind),
 			       WHAT(v));
 	*out = x;
 	return 0;
 }
 
 /* Index of a scalar's text in names[], or a "did you mean" error. */
-static int pick(struct sy_ctx *c, yaml_node_t *v, const char *key, const char *what,
+static int pick(struct spec_yaml_ctx *c, yaml_node_t *v, const char *key, const char *what,
 		const char *const *names, size_t n, const char *list, int *out)
 {
 	const char *s;
 
 	if (v->type != YAML_SCALAR_NODE)
-		return sy_fail(c, sy_pos(c, v), "%s: expected %s (%s), got %s", key, what, list,
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s (%s), got %s", key, what, list,
 			       WHAT(v));
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(sy_str(v), names[i]) == 0) {
+		if (strcmp(spec_yaml_str(v), names[i]) == 0) {
 			*out = (int)i;
 			return 0;
 		}
-	s = spec_suggest(sy_str(v), names, n);
+	s = suggest_word(spec_yaml_str(v), names, n);
 	if (s)
-		return sy_fail(c, sy_pos(c, v), "%s: unknown %s '%s' (did you mean '%s'?)", key, what,
-			       sy_str(v), s);
-	return sy_fail(c, sy_pos(c, v), "%s: unknown %s '%s' (expected %s)", key, what, sy_str(v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: unknown %s '%s' (did you mean '%s'?)", key, what,
+			       spec_yaml_str(v), s);
+	return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: unknown %s '%s' (expected %s)", key, what, spec_yaml_str(v),
 		       list);
 }
 
-static int h_name(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_name(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return set_word(c, &s->name, v, "name", "a name of letters, digits, '_' or '-'");
 }
 
-static int h_title(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_title(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return set_text(c, &s->title, v, "title", 0);
 }
 
-static int h_group(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_group(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return set_word(c, &s->group, v, "group", "a word like cpu, memory, network or filesystem");
 }
 
-static int h_probe(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_probe(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
-	if (v->type != YAML_SCALAR_NODE || !(is_word(sy_str(v)) || strchr(sy_str(v), '/')))
-		return sy_fail(c, sy_pos(c, v),
+	if (v->type != YAML_SCALAR_NODE || !(is_word(spec_yaml_str(v)) || strchr(spec_yaml_str(v), '/')))
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "probe: expected a probe name like mem_latency or a path to a .so, got %s",
 			       WHAT(v));
-	s->probe_pos = sy_pos(c, v);
+	s->probe_pos = spec_yaml_pos(c, v);
 	return set_text(c, &s->probe, v, "probe", 0);
 }
 
-static int h_description(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_description(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return set_text(c, &s->description, v, "description", 1);
 }
 
-static int raw_push(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v)
+static int raw_push(struct spec_yaml_ctx *c, struct spec_param *sp, yaml_node_t *v)
 {
-	if (!(sp->raw[sp->n_raw] = strdup(sy_str(v))))
+	if (!(sp->raw[sp->n_raw] = strdup(spec_yaml_str(v))))
 		return oom(c);
-	sp->raw_pos[sp->n_raw++] = sy_pos(c, v);
+	sp->raw_pos[sp->n_raw++] = spec_yaml_pos(c, v);
 	return 0;
 }
 
-static int param_range(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v, const char *path)
+static int param_range(struct spec_yaml_ctx *c, struct spec_param *sp, yaml_node_t *v, const char *path)
 {
 	static const char *const keys[] = {"from", "to", "factor", "step"};
 	yaml_node_t *vals[4], *kn[4];
@@ -192,34 +193,34 @@ static int param_range(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v, 
 	double f;
 	char msg[MSG];
 
-	if (sy_fields(c, v, path, keys, 4, vals, kn) < 0)
+	if (spec_yaml_fields(c, v, path, keys, 4, vals, kn) < 0)
 		return -1;
 	if (!vals[0] || !vals[1])
-		return sy_fail(c, sy_pos(c, v), "%s: a range needs 'from' and 'to'", path);
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: a range needs 'from' and 'to'", path);
 	if (!vals[2] == !vals[3])
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "%s: a range needs exactly one of 'factor' (geometric) or 'step' (linear)",
 			       path);
 	for (int i = 0; i < 4; i++) {
 		if (!vals[i])
 			continue;
 		if (vals[i]->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, vals[i]), "%s.%s: expected a single value, got %s",
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[i]), "%s.%s: expected a single value, got %s",
 				       path, keys[i], WHAT(vals[i]));
-		if (!(*dst[i] = strdup(sy_str(vals[i]))))
+		if (!(*dst[i] = strdup(spec_yaml_str(vals[i]))))
 			return oom(c);
-		*pos[i] = sy_pos(c, vals[i]);
+		*pos[i] = spec_yaml_pos(c, vals[i]);
 	}
 	sp->form = SPEC_RANGE;
 	sp->geometric = vals[2] != NULL;
 	/* the factor has no unit, so it can be checked before the probe is known */
 	if (sp->geometric && (units_parse(sp->by, UNIT_NUMBER, &f, msg, sizeof(msg)) < 0 || !(f > 1)))
-		return sy_fail(c, sp->by_pos, "%s.factor: expected a number > 1, got %s", path,
+		return spec_yaml_fail(c, sp->by_pos, "%s.factor: expected a number > 1, got %s", path,
 			       WHAT(vals[2]));
 	return 0;
 }
 
-static int param_value(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v)
+static int param_value(struct spec_yaml_ctx *c, struct spec_param *sp, yaml_node_t *v)
 {
 	char path[160];
 	size_t n;
@@ -230,7 +231,7 @@ static int param_value(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v)
 	n = v->type == YAML_SCALAR_NODE ? 1
 	    : (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n == 0)
-		return sy_fail(c, sy_pos(c, v), "%s: empty list", path);
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: empty list", path);
 	sp->raw = calloc(n, sizeof(*sp->raw));
 	sp->raw_pos = calloc(n, sizeof(*sp->raw_pos));
 	if (!sp->raw || !sp->raw_pos)
@@ -242,9 +243,9 @@ static int param_value(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v)
 	sp->form = SPEC_LIST;
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++) {
-		yaml_node_t *item = sy_node(c, *it);
+		yaml_node_t *item = spec_yaml_node(c, *it);
 		if (item->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, item), "%s: list items must be single values, got %s",
+			return spec_yaml_fail(c, spec_yaml_pos(c, item), "%s: list items must be single values, got %s",
 				       path, WHAT(item));
 		if (raw_push(c, sp, item) < 0)
 			return -1;
@@ -252,46 +253,46 @@ static int param_value(struct sy_ctx *c, struct spec_param *sp, yaml_node_t *v)
 	return 0;
 }
 
-static int h_params(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_params(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	size_t n;
 
 	(void)k;
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v), "params: expected a mapping {name: value, ...}, got %s",
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "params: expected a mapping {name: value, ...}, got %s",
 			       WHAT(v));
-	if (sy_fields(c, v, "params", NULL, 0, NULL, NULL) < 0)
+	if (spec_yaml_fields(c, v, "params", NULL, 0, NULL, NULL) < 0)
 		return -1;
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	if (n && !(s->params = calloc(n, sizeof(*s->params))))
 		return oom(c);
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		yaml_node_t *key = sy_node(c, pr->key);
+		yaml_node_t *key = spec_yaml_node(c, pr->key);
 		struct spec_param *sp = &s->params[s->n_params++];
 
 		sp->index = -1;
-		sp->pos = sy_pos(c, key);
-		if (!(sp->name = strdup(sy_str(key))))
+		sp->pos = spec_yaml_pos(c, key);
+		if (!(sp->name = strdup(spec_yaml_str(key))))
 			return oom(c);
-		if (param_value(c, sp, sy_node(c, pr->value)) < 0)
+		if (param_value(c, sp, spec_yaml_node(c, pr->value)) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int h_sweep(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_sweep(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
-	s->sweep_pos = sy_pos(c, k);
-	if (v->type == YAML_SCALAR_NODE && strcmp(sy_str(v), "cross") == 0)
+	s->sweep_pos = spec_yaml_pos(c, k);
+	if (v->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(v), "cross") == 0)
 		s->sweep = SWEEP_CROSS;
-	else if (v->type == YAML_SCALAR_NODE && strcmp(sy_str(v), "zip") == 0)
+	else if (v->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(v), "zip") == 0)
 		s->sweep = SWEEP_ZIP;
 	else
-		return sy_fail(c, sy_pos(c, v), "sweep: expected cross or zip, got %s", WHAT(v));
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "sweep: expected cross or zip, got %s", WHAT(v));
 	return 0;
 }
 
-static int h_repetitions(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_repetitions(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"min", "max", "target_ci", "max_time"};
 	yaml_node_t *vals[4], *kn[4];
@@ -308,10 +309,10 @@ static int h_repetitions(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_
 		return 0;
 	}
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "repetitions: expected an integer >= 1 or a mapping {min, max, target_ci, max_time}, got %s",
 			       WHAT(v));
-	if (sy_fields(c, v, "repetitions", keys, 4, vals, kn) < 0)
+	if (spec_yaml_fields(c, v, "repetitions", keys, 4, vals, kn) < 0)
 		return -1;
 	if (vals[0]) {
 		if (get_int(c, vals[0], "repetitions.min", "an integer >= 2", 2, INT_MAX, 0, &x) < 0)
@@ -329,13 +330,13 @@ static int h_repetitions(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_
 	if (!r.max)
 		r.max = r.min > SPEC_DEFAULT_ADAPTIVE_MAX ? r.min : SPEC_DEFAULT_ADAPTIVE_MAX;
 	if (r.max < r.min)
-		return sy_fail(c, sy_pos(c, vals[1]), "repetitions: max (%d) is below min (%d)", r.max,
+		return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]), "repetitions: max (%d) is below min (%d)", r.max,
 			       r.min);
 	if (vals[2]) {
 		if (get_qty(c, vals[2], "repetitions.target_ci", UNIT_PERCENT, 0, &r.target_ci) < 0)
 			return -1;
 		if (!(r.target_ci > 0 && r.target_ci < 1))
-			return sy_fail(c, sy_pos(c, vals[2]),
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[2]),
 				       "repetitions.target_ci: expected a fraction above 0 and below 100%% like 1%%, got %s",
 				       WHAT(vals[2]));
 	}
@@ -345,7 +346,7 @@ static int h_repetitions(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_
 	return 0;
 }
 
-static int h_warmup(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_warmup(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	long long x;
 
@@ -356,12 +357,12 @@ static int h_warmup(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_
 	return 0;
 }
 
-static int h_iterations(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_iterations(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	long long x;
 
 	(void)k;
-	if (v->type == YAML_SCALAR_NODE && strcmp(sy_str(v), "auto") == 0) {
+	if (v->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(v), "auto") == 0) {
 		s->iterations = 0;
 		return 0;
 	}
@@ -371,13 +372,13 @@ static int h_iterations(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_n
 	return 0;
 }
 
-static int h_min_sample_time(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_min_sample_time(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return get_qty(c, v, "min_sample_time", UNIT_TIME, 1, &s->min_sample_time);
 }
 
-static int h_timeout(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_timeout(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	return get_qty(c, v, "timeout", UNIT_TIME, 1, &s->timeout);
@@ -402,7 +403,7 @@ static void rule_defaults(struct spec *s, int rule)
  * outliers: RULE | {rule: RULE, k: K} | {rule: trim, lo: 5%, hi: 5%}.
  * k applies to tukey, mad and median_ratio; lo/hi to trim only.
  */
-static int h_outliers(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_outliers(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"rule", "k", "lo", "hi"};
 	yaml_node_t *vals[4], *kn[4];
@@ -416,13 +417,13 @@ static int h_outliers(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 		return 0;
 	}
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "outliers: expected a rule name or a mapping {rule, k, lo, hi}, got %s",
 			       WHAT(v));
-	if (sy_fields(c, v, "outliers", keys, 4, vals, kn) < 0)
+	if (spec_yaml_fields(c, v, "outliers", keys, 4, vals, kn) < 0)
 		return -1;
 	if (!vals[0])
-		return sy_fail(c, sy_pos(c, v), "outliers: missing required key 'rule'");
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "outliers: missing required key 'rule'");
 	if (pick(c, vals[0], "outliers.rule", "rule", rule_names, N(rule_names), RULE_LIST, &rule) < 0)
 		return -1;
 	rule_defaults(s, rule);
@@ -430,14 +431,14 @@ static int h_outliers(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 		int applies = i == 1 ? (rule == OUT_TUKEY || rule == OUT_MAD || rule == OUT_MEDIAN_RATIO)
 				     : rule == OUT_TRIM;
 		if (vals[i] && !applies)
-			return sy_fail(c, sy_pos(c, kn[i]), "outliers: '%s' does not apply to rule '%s'",
+			return spec_yaml_fail(c, spec_yaml_pos(c, kn[i]), "outliers: '%s' does not apply to rule '%s'",
 				       keys[i], rule_names[rule]);
 	}
 	if (vals[1]) {
 		if (get_qty(c, vals[1], "outliers.k", UNIT_NUMBER, 1, &s->out_k) < 0)
 			return -1;
 		if (rule == OUT_MEDIAN_RATIO && !(s->out_k > 1))
-			return sy_fail(c, sy_pos(c, vals[1]),
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]),
 				       "outliers.k: median_ratio needs k > 1, got %s", WHAT(vals[1]));
 	}
 	for (int i = 2; i < 4; i++) {
@@ -449,18 +450,18 @@ static int h_outliers(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 		if (get_qty(c, vals[i], key, UNIT_PERCENT, 0, dst) < 0)
 			return -1;
 		if (!(*dst >= 0 && *dst < 1))
-			return sy_fail(c, sy_pos(c, vals[i]),
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[i]),
 				       "%s: expected a fraction from 0 to below 100%%, got %s", key,
 				       WHAT(vals[i]));
 	}
 	if (s->out_lo + s->out_hi >= 1)
-		return sy_fail(c, sy_pos(c, v), "outliers: lo + hi must be below 100%% (nothing would be left)");
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "outliers: lo + hi must be below 100%% (nothing would be left)");
 	return 0;
 }
 
 /* estimate: NAME | {name: trimmed_mean, p: 10%}  (p = fraction cut from each
    end; the mapping has the same shape as `outliers: {rule, k}`). */
-static int h_estimate(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_estimate(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"name", "p"};
 	yaml_node_t *vals[2], *kn[2];
@@ -471,18 +472,18 @@ static int h_estimate(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 		if (pick(c, v, "estimate", "estimator", est_names, N(est_names), EST_LIST, &e) < 0)
 			return -1;
 	} else if (v->type == YAML_MAPPING_NODE) {
-		if (sy_fields(c, v, "estimate", keys, 2, vals, kn) < 0)
+		if (spec_yaml_fields(c, v, "estimate", keys, 2, vals, kn) < 0)
 			return -1;
 		if (!vals[0])
-			return sy_fail(c, sy_pos(c, v), "estimate: missing required key 'name'");
+			return spec_yaml_fail(c, spec_yaml_pos(c, v), "estimate: missing required key 'name'");
 		if (pick(c, vals[0], "estimate.name", "estimator", est_names, N(est_names), EST_LIST,
 			 &e) < 0)
 			return -1;
 		if (vals[1] && e != EST_TRIMMED_MEAN)
-			return sy_fail(c, sy_pos(c, kn[1]), "estimate: 'p' does not apply to estimator '%s'",
+			return spec_yaml_fail(c, spec_yaml_pos(c, kn[1]), "estimate: 'p' does not apply to estimator '%s'",
 				       est_names[e]);
 	} else {
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "estimate: expected an estimator (" EST_LIST ") or a mapping {name, p}, got %s",
 			       WHAT(v));
 	}
@@ -492,7 +493,7 @@ static int h_estimate(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 		if (get_qty(c, vals[1], "estimate.p", UNIT_PERCENT, 0, &s->est_p) < 0)
 			return -1;
 		if (!(s->est_p > 0 && s->est_p < 0.5))
-			return sy_fail(c, sy_pos(c, vals[1]),
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]),
 				       "estimate.p: expected a fraction above 0 and below 50%% like 10%%, got %s",
 				       WHAT(vals[1]));
 	}
@@ -501,7 +502,7 @@ static int h_estimate(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 
 /* A scalar or a list of scalars, as an array of item nodes (the node itself
    for a scalar). */
-static int items_of(struct sy_ctx *c, yaml_node_t *v, yaml_node_t ***items, size_t *n)
+static int items_of(struct spec_yaml_ctx *c, yaml_node_t *v, yaml_node_t ***items, size_t *n)
 {
 	if (v->type == YAML_SCALAR_NODE) {
 		*n = 1;
@@ -515,11 +516,11 @@ static int items_of(struct sy_ctx *c, yaml_node_t *v, yaml_node_t ***items, size
 	if (!*items)
 		return oom(c);
 	for (size_t i = 0; i < *n; i++)
-		(*items)[i] = sy_node(c, v->data.sequence.items.start[i]);
+		(*items)[i] = spec_yaml_node(c, v->data.sequence.items.start[i]);
 	return 0;
 }
 
-static int h_subtract(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_subtract(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	yaml_node_t **items;
 	size_t n;
@@ -527,7 +528,7 @@ static int h_subtract(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 
 	(void)k;
 	if (v->type == YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "subtract: expected an experiment name or a list of names, got %s", WHAT(v));
 	if (items_of(c, v, &items, &n) < 0)
 		return -1;
@@ -539,20 +540,20 @@ static int h_subtract(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 	}
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *it = items[i];
-		if (it->type != YAML_SCALAR_NODE || !is_word(sy_str(it))) {
-			sy_fail(c, sy_pos(c, it), "subtract: expected an experiment name, got %s", WHAT(it));
+		if (it->type != YAML_SCALAR_NODE || !is_word(spec_yaml_str(it))) {
+			spec_yaml_fail(c, spec_yaml_pos(c, it), "subtract: expected an experiment name, got %s", WHAT(it));
 			goto out;
 		}
 		for (size_t j = 0; j < s->n_subtract; j++)
-			if (strcmp(s->subtract[j], sy_str(it)) == 0) {
-				sy_fail(c, sy_pos(c, it), "subtract: '%s' is listed twice", sy_str(it));
+			if (strcmp(s->subtract[j], spec_yaml_str(it)) == 0) {
+				spec_yaml_fail(c, spec_yaml_pos(c, it), "subtract: '%s' is listed twice", spec_yaml_str(it));
 				goto out;
 			}
-		if (!(s->subtract[s->n_subtract] = strdup(sy_str(it)))) {
+		if (!(s->subtract[s->n_subtract] = strdup(spec_yaml_str(it)))) {
 			oom(c);
 			goto out;
 		}
-		s->subtract_pos[s->n_subtract++] = sy_pos(c, it);
+		s->subtract_pos[s->n_subtract++] = spec_yaml_pos(c, it);
 	}
 	rc = 0;
 out:
@@ -560,12 +561,12 @@ out:
 	return rc;
 }
 
-static int h_cpu(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_cpu(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	long long x;
 
 	(void)k;
-	if (v->type == YAML_SCALAR_NODE && strcmp(sy_str(v), "none") == 0) {
+	if (v->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(v), "none") == 0) {
 		s->cpu = -1;
 		return 0;
 	}
@@ -575,7 +576,7 @@ static int h_cpu(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *
 	return 0;
 }
 
-static int h_priority(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_priority(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	long long x;
 
@@ -588,37 +589,37 @@ static int h_priority(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 }
 
 /* where: {param: value, ...}; checked against the probe by spec_bind. */
-static int parse_where(struct sy_ctx *c, yaml_node_t *v, const char *path, struct spec_where **out,
+static int parse_where(struct spec_yaml_ctx *c, yaml_node_t *v, const char *path, struct spec_where **out,
 		       size_t *n_out)
 {
 	size_t n;
 
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v), "%s: expected a mapping {param: value}, got %s", path,
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected a mapping {param: value}, got %s", path,
 			       WHAT(v));
-	if (sy_fields(c, v, path, NULL, 0, NULL, NULL) < 0)
+	if (spec_yaml_fields(c, v, path, NULL, 0, NULL, NULL) < 0)
 		return -1;
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	if (n && !(*out = calloc(n, sizeof(**out))))
 		return oom(c);
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		yaml_node_t *key = sy_node(c, pr->key), *val = sy_node(c, pr->value);
+		yaml_node_t *key = spec_yaml_node(c, pr->key), *val = spec_yaml_node(c, pr->value);
 		struct spec_where *w = &(*out)[(*n_out)++];
 
-		if (!(w->param = strdup(sy_str(key))))
+		if (!(w->param = strdup(spec_yaml_str(key))))
 			return oom(c);
-		w->pos = sy_pos(c, key);
+		w->pos = spec_yaml_pos(c, key);
 		if (val->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, val), "%s.%s: expected a single value, got %s", path,
+			return spec_yaml_fail(c, spec_yaml_pos(c, val), "%s.%s: expected a single value, got %s", path,
 				       w->param, WHAT(val));
-		if (!(w->text = strdup(sy_str(val))))
+		if (!(w->text = strdup(spec_yaml_str(val))))
 			return oom(c);
-		w->value_pos = sy_pos(c, val);
+		w->value_pos = spec_yaml_pos(c, val);
 	}
 	return 0;
 }
 
-static int h_predict(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"where", "value", "why"};
 	yaml_node_t *vals[3], *kn[3];
@@ -626,29 +627,29 @@ static int h_predict(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node
 
 	(void)k;
 	if (v->type != YAML_SEQUENCE_NODE)
-		return sy_fail(c, sy_pos(c, v), "predict: expected a list of {where, value, why}, got %s",
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "predict: expected a list of {where, value, why}, got %s",
 			       WHAT(v));
 	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n && !(s->predict = calloc(n, sizeof(*s->predict))))
 		return oom(c);
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = sy_node(c, v->data.sequence.items.start[i]);
+		yaml_node_t *it = spec_yaml_node(c, v->data.sequence.items.start[i]);
 		struct spec_predict *pr = &s->predict[s->n_predict++];
 
-		pr->pos = sy_pos(c, it);
+		pr->pos = spec_yaml_pos(c, it);
 		if (it->type != YAML_MAPPING_NODE)
-			return sy_fail(c, sy_pos(c, it),
+			return spec_yaml_fail(c, spec_yaml_pos(c, it),
 				       "predict: expected a mapping {where, value, why}, got %s", WHAT(it));
-		if (sy_fields(c, it, "predict", keys, 3, vals, kn) < 0)
+		if (spec_yaml_fields(c, it, "predict", keys, 3, vals, kn) < 0)
 			return -1;
 		if (!vals[1])
-			return sy_fail(c, sy_pos(c, it), "predict: missing required key 'value'");
+			return spec_yaml_fail(c, spec_yaml_pos(c, it), "predict: missing required key 'value'");
 		if (vals[1]->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, vals[1]),
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]),
 				       "predict.value: expected a value like 1.2ns, got %s", WHAT(vals[1]));
-		if (!(pr->value_text = strdup(sy_str(vals[1]))))
+		if (!(pr->value_text = strdup(spec_yaml_str(vals[1]))))
 			return oom(c);
-		pr->value_pos = sy_pos(c, vals[1]);
+		pr->value_pos = spec_yaml_pos(c, vals[1]);
 		if (vals[2]) {
 			if (set_text(c, &pr->why, vals[2], "predict.why", 1) < 0)
 				return -1;
@@ -661,7 +662,7 @@ static int h_predict(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node
 	return 0;
 }
 
-static int tolerance(struct sy_ctx *c, struct spec_reference *r, yaml_node_t *v, const char *path)
+static int tolerance(struct spec_yaml_ctx *c, struct spec_reference *r, yaml_node_t *v, const char *path)
 {
 	yaml_node_t *lo, *hi;
 
@@ -673,20 +674,20 @@ static int tolerance(struct sy_ctx *c, struct spec_reference *r, yaml_node_t *v,
 		return 0;
 	}
 	if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top - v->data.sequence.items.start != 2)
-		return sy_fail(c, sy_pos(c, v), "%s: expected [low, high] like [-50%%, +100%%], got %s",
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected [low, high] like [-50%%, +100%%], got %s",
 			       path, WHAT(v));
-	lo = sy_node(c, v->data.sequence.items.start[0]);
-	hi = sy_node(c, v->data.sequence.items.start[1]);
+	lo = spec_yaml_node(c, v->data.sequence.items.start[0]);
+	hi = spec_yaml_node(c, v->data.sequence.items.start[1]);
 	if (get_qty(c, lo, path, UNIT_PERCENT, 0, &r->tol_lo) < 0 ||
 	    get_qty(c, hi, path, UNIT_PERCENT, 0, &r->tol_hi) < 0)
 		return -1;
 	if (r->tol_lo > 0 || r->tol_hi < 0)
-		return sy_fail(c, sy_pos(c, v), "%s: expected low <= 0 <= high, got [%s, %s]", path,
-			       sy_str(lo), sy_str(hi));
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected low <= 0 <= high, got [%s, %s]", path,
+			       spec_yaml_str(lo), spec_yaml_str(hi));
 	return 0;
 }
 
-static int h_reference(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_reference(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"value", "where", "tolerance"};
 	yaml_node_t *vals[3], *kn[3];
@@ -695,38 +696,38 @@ static int h_reference(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_no
 
 	(void)k;
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "reference: expected a mapping of machine names ('*' for any) to {value, where, tolerance}, got %s",
 			       WHAT(v));
-	if (sy_fields(c, v, "reference", NULL, 0, NULL, NULL) < 0)
+	if (spec_yaml_fields(c, v, "reference", NULL, 0, NULL, NULL) < 0)
 		return -1;
 	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	if (n && !(s->reference = calloc(n, sizeof(*s->reference))))
 		return oom(c);
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		yaml_node_t *key = sy_node(c, pr->key), *val = sy_node(c, pr->value);
+		yaml_node_t *key = spec_yaml_node(c, pr->key), *val = spec_yaml_node(c, pr->value);
 		struct spec_reference *r = &s->reference[s->n_reference++];
 
 		r->tol_lo = -0.5;
 		r->tol_hi = 1.0;
-		r->pos = sy_pos(c, key);
-		if (!(r->machine = strdup(sy_str(key))))
+		r->pos = spec_yaml_pos(c, key);
+		if (!(r->machine = strdup(spec_yaml_str(key))))
 			return oom(c);
 		snprintf(path, sizeof(path), "reference.%s", r->machine);
 		if (val->type != YAML_MAPPING_NODE)
-			return sy_fail(c, sy_pos(c, val),
+			return spec_yaml_fail(c, spec_yaml_pos(c, val),
 				       "%s: expected a mapping {value, where, tolerance}, got %s", path,
 				       WHAT(val));
-		if (sy_fields(c, val, path, keys, 3, vals, kn) < 0)
+		if (spec_yaml_fields(c, val, path, keys, 3, vals, kn) < 0)
 			return -1;
 		if (!vals[0])
-			return sy_fail(c, sy_pos(c, val), "%s: missing required key 'value'", path);
+			return spec_yaml_fail(c, spec_yaml_pos(c, val), "%s: missing required key 'value'", path);
 		if (vals[0]->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, vals[0]), "%s.value: expected a value like 90ns, got %s",
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[0]), "%s.value: expected a value like 90ns, got %s",
 				       path, WHAT(vals[0]));
-		if (!(r->value_text = strdup(sy_str(vals[0]))))
+		if (!(r->value_text = strdup(spec_yaml_str(vals[0]))))
 			return oom(c);
-		r->value_pos = sy_pos(c, vals[0]);
+		r->value_pos = spec_yaml_pos(c, vals[0]);
 		snprintf(sub, sizeof(sub), "%s.where", path);
 		if (vals[1] && parse_where(c, vals[1], sub, &r->where, &r->n_where) < 0)
 			return -1;
@@ -737,13 +738,13 @@ static int h_reference(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_no
 	return 0;
 }
 
-static int logbase(struct sy_ctx *c, yaml_node_t *v, const char *key, int *out)
+static int logbase(struct spec_yaml_ctx *c, yaml_node_t *v, const char *key, int *out)
 {
 	char msg[MSG];
 	int b;
 
 	if (v->type == YAML_SCALAR_NODE) {
-		const char *t = sy_str(v);
+		const char *t = spec_yaml_str(v);
 		if (strcmp(t, "0") == 0 || strcmp(t, "2") == 0 || strcmp(t, "10") == 0) {
 			*out = atoi(t);
 			return 0;
@@ -753,10 +754,10 @@ static int logbase(struct sy_ctx *c, yaml_node_t *v, const char *key, int *out)
 			return 0;
 		}
 	}
-	return sy_fail(c, sy_pos(c, v), "%s: expected 0, 2, 10, true or false, got %s", key, WHAT(v));
+	return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected 0, 2, 10, true or false, got %s", key, WHAT(v));
 }
 
-static int h_chart(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_chart(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const keys[] = {"x", "y", "series", "logx", "logy", "xlabel", "ylabel",
 					   "title", "kind"};
@@ -767,10 +768,10 @@ static int h_chart(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t
 
 	(void)k;
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "chart: expected a mapping {x, y, series, logx, logy, xlabel, ylabel, title, kind}, got %s",
 			       WHAT(v));
-	if (sy_fields(c, v, "chart", keys, N(keys), vals, kn) < 0)
+	if (spec_yaml_fields(c, v, "chart", keys, N(keys), vals, kn) < 0)
 		return -1;
 	ch->present = 1;
 	for (size_t i = 0; i < N(keys); i++) {
@@ -783,17 +784,17 @@ static int h_chart(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t
 			return -1;
 	}
 	if (vals[0])
-		ch->x_pos = sy_pos(c, vals[0]);
+		ch->x_pos = spec_yaml_pos(c, vals[0]);
 	if (vals[2])
-		ch->series_pos = sy_pos(c, vals[2]);
+		ch->series_pos = spec_yaml_pos(c, vals[2]);
 	if (vals[3] && logbase(c, vals[3], "chart.logx", &ch->logx) < 0)
 		return -1;
 	if (vals[4] && logbase(c, vals[4], "chart.logy", &ch->logy) < 0)
 		return -1;
 	if (vals[8]) {
 		if (vals[8]->type != YAML_SCALAR_NODE ||
-		    (strcmp(sy_str(vals[8]), "line") != 0 && strcmp(sy_str(vals[8]), "bar") != 0))
-			return sy_fail(c, sy_pos(c, vals[8]), "chart.kind: expected line or bar, got %s",
+		    (strcmp(spec_yaml_str(vals[8]), "line") != 0 && strcmp(spec_yaml_str(vals[8]), "bar") != 0))
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[8]), "chart.kind: expected line or bar, got %s",
 				       WHAT(vals[8]));
 		if (set_text(c, &ch->kind, vals[8], "chart.kind", 0) < 0)
 			return -1;
@@ -801,7 +802,7 @@ static int h_chart(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t
 	return 0;
 }
 
-static int h_findings(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_findings(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	static const char *const names[] = {"knees", "ratios"};
 	yaml_node_t **items;
@@ -810,7 +811,7 @@ static int h_findings(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_nod
 
 	(void)k;
 	if (v->type == YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v), "findings: expected a list like [knees, ratios], got %s",
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "findings: expected a list like [knees, ratios], got %s",
 			       WHAT(v));
 	if (items_of(c, v, &items, &n) < 0)
 		return -1;
@@ -844,25 +845,25 @@ out:
  * flow collection (one line of YAML); the runner reports its errors at the
  * entry's position.
  */
-static int h_quick(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+static int h_quick(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
 	(void)k;
 	if (v->type != YAML_MAPPING_NODE)
-		return sy_fail(c, sy_pos(c, v),
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
 			       "quick: expected a mapping of spec keys to values, got %s", WHAT(v));
-	if (sy_pos(c, v).line == 0)
-		return sy_fail(c, sy_pos(c, v), "quick: cannot be set from the command line");
+	if (spec_yaml_pos(c, v).line == 0)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "quick: cannot be set from the command line");
 	size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 	s->quick = calloc(n ? n : 1, sizeof(*s->quick));
 	s->quick_pos = calloc(n ? n : 1, sizeof(*s->quick_pos));
 	if (!s->quick || !s->quick_pos)
 		return oom(c);
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		yaml_node_t *key = sy_node(c, pr->key), *val = sy_node(c, pr->value);
-		if (key->type != YAML_SCALAR_NODE || !*sy_str(key) || strchr(sy_str(key), '='))
-			return sy_fail(c, sy_pos(c, key), "quick: expected a key such as params.size");
-		if (strcmp(sy_str(key), "quick") == 0 || strncmp(sy_str(key), "quick.", 6) == 0)
-			return sy_fail(c, sy_pos(c, key), "quick: cannot contain 'quick'");
+		yaml_node_t *key = spec_yaml_node(c, pr->key), *val = spec_yaml_node(c, pr->value);
+		if (key->type != YAML_SCALAR_NODE || !*spec_yaml_str(key) || strchr(spec_yaml_str(key), '='))
+			return spec_yaml_fail(c, spec_yaml_pos(c, key), "quick: expected a key such as params.size");
+		if (strcmp(spec_yaml_str(key), "quick") == 0 || strncmp(spec_yaml_str(key), "quick.", 6) == 0)
+			return spec_yaml_fail(c, spec_yaml_pos(c, key), "quick: cannot contain 'quick'");
 		int flow = (val->type == YAML_MAPPING_NODE &&
 			    val->data.mapping.style == YAML_FLOW_MAPPING_STYLE) ||
 			   (val->type == YAML_SEQUENCE_NODE &&
@@ -870,20 +871,20 @@ static int h_quick(struct sy_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t
 		const char *txt;
 		size_t len;
 		if (val->type == YAML_SCALAR_NODE) {
-			txt = sy_str(val);
+			txt = spec_yaml_str(val);
 			len = strlen(txt);
 		} else if (flow && c->text && val->end_mark.index <= c->text_len &&
 			   val->start_mark.index < val->end_mark.index) {
 			txt = c->text + val->start_mark.index;
 			len = val->end_mark.index - val->start_mark.index;
 		} else {
-			return sy_fail(c, sy_pos(c, val),
-				       "quick.%s: write the value on one line ({...} or [...])", sy_str(key));
+			return spec_yaml_fail(c, spec_yaml_pos(c, val),
+				       "quick.%s: write the value on one line ({...} or [...])", spec_yaml_str(key));
 		}
 		char *a;
-		if (asprintf(&a, "%s=%.*s", sy_str(key), (int)len, txt) < 0)
+		if (asprintf(&a, "%s=%.*s", spec_yaml_str(key), (int)len, txt) < 0)
 			return oom(c);
-		s->quick_pos[s->n_quick] = sy_pos(c, key);
+		s->quick_pos[s->n_quick] = spec_yaml_pos(c, key);
 		s->quick[s->n_quick++] = a;
 	}
 	return 0;
@@ -914,21 +915,21 @@ void spec_keys_defaults(struct spec *s)
 	s->timeout = SPEC_DEFAULT_TIMEOUT;
 }
 
-int spec_keys_parse(struct sy_ctx *c, struct spec *s, yaml_node_t *root)
+int spec_keys_parse(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *root)
 {
-	if (sy_fields(c, root, "", top_names, N(top_names), NULL, NULL) < 0)
+	if (spec_yaml_fields(c, root, "", top_names, N(top_names), NULL, NULL) < 0)
 		return -1;
 	/* handlers run in file order, so the first error reported is the first in the file */
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
 	     pr++) {
-		yaml_node_t *key = sy_node(c, pr->key);
+		yaml_node_t *key = spec_yaml_node(c, pr->key);
 		size_t i;
-		for (i = 0; strcmp(top_names[i], sy_str(key)) != 0; i++)
+		for (i = 0; strcmp(top_names[i], spec_yaml_str(key)) != 0; i++)
 			;
-		if (top_fns[i](c, s, sy_node(c, pr->value), key) < 0)
+		if (top_fns[i](c, s, spec_yaml_node(c, pr->value), key) < 0)
 			return -1;
 	}
 	if (!s->probe)
-		return sy_fail(c, sy_pos(c, root), "missing required key 'probe'");
+		return spec_yaml_fail(c, spec_yaml_pos(c, root), "missing required key 'probe'");
 	return 0;
 }

@@ -12,8 +12,8 @@
 void spec_keys_defaults(struct spec *s);
 
 /* Check every key of the top-level mapping `root` and fill *s; requires
-   `probe`.  Errors via sy_fail (c->err).  Name/title/group/description
+   `probe`.  Errors via spec_yaml_fail (c->err).  Name/title/group/description
    defaults that depend on other keys are left to the caller. */
-int spec_keys_parse(struct sy_ctx *c, struct spec *s, yaml_node_t *root);
+int spec_keys_parse(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *root);
 
 #endif

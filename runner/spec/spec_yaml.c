@@ -7,6 +7,7 @@
  * value from the file goes through: one set of checks, one set of messages.
  */
 #include "spec/spec_yaml.h"
+#include "lib/suggest.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -18,12 +19,12 @@
    can make a node its own ancestor, and the graft copies recursively. */
 #define SY_MAX_DEPTH 64
 
-yaml_node_t *sy_node(struct sy_ctx *c, int id)
+yaml_node_t *spec_yaml_node(struct spec_yaml_ctx *c, int id)
 {
 	return yaml_document_get_node(&c->doc, id);
 }
 
-struct spec_pos sy_pos(const struct sy_ctx *c, const yaml_node_t *n)
+struct spec_pos spec_yaml_pos(const struct spec_yaml_ctx *c, const yaml_node_t *n)
 {
 	struct spec_pos pos = {0, 0};
 	int id;
@@ -41,8 +42,8 @@ struct spec_pos sy_pos(const struct sy_ctx *c, const yaml_node_t *n)
 	return pos;
 }
 
-void sy_prefix(const char *file, const char *name, char *const *ov, size_t n_ov, size_t cur_ov,
-	       struct spec_pos pos, char *buf, size_t len)
+void spec_yaml_prefix(const char *file, const char *name, char *const *ov, size_t n_ov,
+		      size_t cur_ov, struct spec_pos pos, char *buf, size_t len)
 {
 	if (pos.line > 0)
 		snprintf(buf, len, "%s:%d:%d: ", file, pos.line, pos.col);
@@ -53,12 +54,12 @@ void sy_prefix(const char *file, const char *name, char *const *ov, size_t n_ov,
 		buf[0] = '\0';
 }
 
-static int vfail(struct sy_ctx *c, struct spec_pos pos, const char *fmt, va_list ap)
+static int vfail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, va_list ap)
 {
 	char pre[512];
 	size_t n;
 
-	sy_prefix(c->file, c->name, c->ov, c->n_ov, c->cur_ov, pos, pre, sizeof(pre));
+	spec_yaml_prefix(c->file, c->name, c->ov, c->n_ov, c->cur_ov, pos, pre, sizeof(pre));
 	snprintf(c->err, c->errlen, "%s", pre);
 	n = strlen(c->err);
 	if (n < c->errlen)
@@ -66,7 +67,7 @@ static int vfail(struct sy_ctx *c, struct spec_pos pos, const char *fmt, va_list
 	return -1;
 }
 
-int sy_fail(struct sy_ctx *c, struct spec_pos pos, const char *fmt, ...)
+int spec_yaml_fail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -76,7 +77,7 @@ int sy_fail(struct sy_ctx *c, struct spec_pos pos, const char *fmt, ...)
 	return -1;
 }
 
-const char *sy_what(const yaml_node_t *n, char *buf, size_t len)
+const char *spec_yaml_what(const yaml_node_t *n, char *buf, size_t len)
 {
 	if (!n || n->type == YAML_NO_NODE)
 		snprintf(buf, len, "nothing");
@@ -87,9 +88,9 @@ const char *sy_what(const yaml_node_t *n, char *buf, size_t len)
 	else if (n->data.scalar.length == 0 && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
 		snprintf(buf, len, "nothing");	/* `key:` with no value */
 	else if (n->data.scalar.length > 60)
-		snprintf(buf, len, "'%.57s...'", sy_str(n));
+		snprintf(buf, len, "'%.57s...'", spec_yaml_str(n));
 	else
-		snprintf(buf, len, "'%s'", sy_str(n));
+		snprintf(buf, len, "'%s'", spec_yaml_str(n));
 	return buf;
 }
 
@@ -142,7 +143,7 @@ static int tab_in_indent(const char *text, size_t len, size_t index, yaml_mark_t
 }
 
 /* Format libyaml's error: "yaml: <problem> <context> (started at line N)". */
-static int yaml_error(struct sy_ctx *c, const yaml_parser_t *p, const char *text, size_t len,
+static int yaml_error(struct spec_yaml_ctx *c, const yaml_parser_t *p, const char *text, size_t len,
 		      int with_pos)
 {
 	yaml_mark_t m = p->problem_mark, tab;
@@ -150,7 +151,7 @@ static int yaml_error(struct sy_ctx *c, const yaml_parser_t *p, const char *text
 	char ctx[160] = "";
 
 	if (p->error == YAML_MEMORY_ERROR)
-		return sy_fail(c, pos, "out of memory");
+		return spec_yaml_fail(c, pos, "out of memory");
 	if (p->error == YAML_READER_ERROR)
 		m = mark_at(text, len, p->problem_offset);
 	if (with_pos) {
@@ -159,7 +160,7 @@ static int yaml_error(struct sy_ctx *c, const yaml_parser_t *p, const char *text
 		if (tab_in_indent(text, len, m.index, &tab)) {
 			pos.line = (int)tab.line + 1;
 			pos.col = (int)tab.column + 1;
-			return sy_fail(c, pos, "tab character in indentation (use spaces)");
+			return spec_yaml_fail(c, pos, "tab character in indentation (use spaces)");
 		}
 	}
 	if (p->context && p->context_mark.line != m.line)
@@ -168,19 +169,19 @@ static int yaml_error(struct sy_ctx *c, const yaml_parser_t *p, const char *text
 	else if (p->context)
 		snprintf(ctx, sizeof(ctx), " %s", p->context);
 	if (p->error == YAML_READER_ERROR && p->problem_value != -1)
-		return sy_fail(c, pos, "yaml: %s (byte 0x%02x)", p->problem ? p->problem : "error",
+		return spec_yaml_fail(c, pos, "yaml: %s (byte 0x%02x)", p->problem ? p->problem : "error",
 			       (unsigned)p->problem_value & 0xffu);
-	return sy_fail(c, pos, "yaml: %s%s", p->problem ? p->problem : "syntax error", ctx);
+	return spec_yaml_fail(c, pos, "yaml: %s%s", p->problem ? p->problem : "syntax error", ctx);
 }
 
-int sy_load(struct sy_ctx *c, const char *text, size_t len)
+int spec_yaml_load(struct spec_yaml_ctx *c, const char *text, size_t len)
 {
 	yaml_parser_t p;
 	yaml_document_t extra;
 	int rc = 0;
 
 	if (!yaml_parser_initialize(&p))
-		return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+		return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 	c->text = text;
 	c->text_len = len;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -199,7 +200,7 @@ int sy_load(struct sy_ctx *c, const char *text, size_t len)
 	if (yaml_document_get_root_node(&extra)) {
 		yaml_node_t *r = yaml_document_get_root_node(&extra);
 		struct spec_pos pos = {(int)r->start_mark.line + 1, (int)r->start_mark.column + 1};
-		rc = sy_fail(c, pos, "yaml: a spec is one document, found a second one");
+		rc = spec_yaml_fail(c, pos, "yaml: a spec is one document, found a second one");
 	}
 	yaml_document_delete(&extra);
 out:
@@ -207,7 +208,7 @@ out:
 	return rc;
 }
 
-void sy_free(struct sy_ctx *c)
+void spec_yaml_free(struct spec_yaml_ctx *c)
 {
 	if (c->have_doc)
 		yaml_document_delete(&c->doc);
@@ -217,43 +218,9 @@ void sy_free(struct sy_ctx *c)
 	c->ov_lo = c->ov_hi = NULL;
 }
 
-size_t sy_distance(const char *a, const char *b, size_t cap)
-{
-	/* optimal string alignment: Levenshtein plus adjacent transpositions
-	   ("medain" is 1 from "median", not 2) */
-	size_t la = strlen(a), lb = strlen(b), *m, r;
-
-	if ((la > lb ? la - lb : lb - la) > cap)
-		return cap + 1;
-	m = malloc((la + 1) * (lb + 1) * sizeof(*m));
-	if (!m)
-		return cap + 1;
-#define M(i, j) m[(i) * (lb + 1) + (j)]
-	for (size_t i = 0; i <= la; i++)
-		M(i, 0) = i;
-	for (size_t j = 0; j <= lb; j++)
-		M(0, j) = j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
-			size_t v = M(i - 1, j - 1) + (ai != bj);
-			if (M(i - 1, j) + 1 < v)
-				v = M(i - 1, j) + 1;
-			if (M(i, j - 1) + 1 < v)
-				v = M(i, j - 1) + 1;
-			if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == bj && M(i - 2, j - 2) + 1 < v)
-				v = M(i - 2, j - 2) + 1;
-			M(i, j) = v;
-		}
-	r = M(la, lb);
-#undef M
-	free(m);
-	return r;
-}
-
-int sy_fields(struct sy_ctx *c, yaml_node_t *map, const char *path, const char *const *keys,
-	      size_t nkeys, yaml_node_t **vals, yaml_node_t **knodes)
+int spec_yaml_fields(struct spec_yaml_ctx *c, yaml_node_t *map, const char *path,
+		     const char *const *keys, size_t nkeys, yaml_node_t **vals,
+		     yaml_node_t **knodes)
 {
 	yaml_node_pair_t *start = map->data.mapping.pairs.start;
 	yaml_node_pair_t *top = map->data.mapping.pairs.top;
@@ -263,44 +230,44 @@ int sy_fields(struct sy_ctx *c, yaml_node_t *map, const char *path, const char *
 	for (size_t i = 0; vals && i < nkeys; i++)
 		vals[i] = knodes[i] = NULL;
 	for (yaml_node_pair_t *pr = start; pr < top; pr++) {
-		yaml_node_t *k = sy_node(c, pr->key);
+		yaml_node_t *k = spec_yaml_node(c, pr->key);
 		size_t i;
 
 		if (k->type != YAML_SCALAR_NODE)
-			return sy_fail(c, sy_pos(c, k), "%skeys must be plain words, got %s", pre,
-				       sy_what(k, what, sizeof(what)));
+			return spec_yaml_fail(c, spec_yaml_pos(c, k), "%skeys must be plain words, got %s", pre,
+				       spec_yaml_what(k, what, sizeof(what)));
 		for (yaml_node_pair_t *q = start; q < pr; q++) {
-			yaml_node_t *kq = sy_node(c, q->key);
-			if (kq->type == YAML_SCALAR_NODE && strcmp(sy_str(kq), sy_str(k)) == 0) {
-				struct spec_pos first = sy_pos(c, kq);
+			yaml_node_t *kq = spec_yaml_node(c, q->key);
+			if (kq->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(kq), spec_yaml_str(k)) == 0) {
+				struct spec_pos first = spec_yaml_pos(c, kq);
 				if (first.line > 0)
-					return sy_fail(c, sy_pos(c, k),
+					return spec_yaml_fail(c, spec_yaml_pos(c, k),
 						       "%sduplicate key '%s' (first at line %d)", pre,
-						       sy_str(k), first.line);
-				return sy_fail(c, sy_pos(c, k), "%sduplicate key '%s'", pre, sy_str(k));
+						       spec_yaml_str(k), first.line);
+				return spec_yaml_fail(c, spec_yaml_pos(c, k), "%sduplicate key '%s'", pre, spec_yaml_str(k));
 			}
 		}
 		if (!keys)
 			continue;
-		for (i = 0; i < nkeys && strcmp(keys[i], sy_str(k)) != 0; i++)
+		for (i = 0; i < nkeys && strcmp(keys[i], spec_yaml_str(k)) != 0; i++)
 			;
 		if (i == nkeys) {
-			const char *s = spec_suggest(sy_str(k), keys, nkeys);
+			const char *s = suggest_word(spec_yaml_str(k), keys, nkeys);
 			char list[256] = "";
 			if (s)
-				return sy_fail(c, sy_pos(c, k), "%sunknown key '%s' (did you mean '%s'?)",
-					       pre, sy_str(k), s);
+				return spec_yaml_fail(c, spec_yaml_pos(c, k), "%sunknown key '%s' (did you mean '%s'?)",
+					       pre, spec_yaml_str(k), s);
 			if (!*path)	/* the top level has too many keys to list */
-				return sy_fail(c, sy_pos(c, k), "unknown key '%s'", sy_str(k));
+				return spec_yaml_fail(c, spec_yaml_pos(c, k), "unknown key '%s'", spec_yaml_str(k));
 			for (size_t j = 0; j < nkeys; j++) {
 				size_t n = strlen(list);
 				snprintf(list + n, sizeof(list) - n, "%s%s", j ? ", " : "", keys[j]);
 			}
-			return sy_fail(c, sy_pos(c, k), "%sunknown key '%s' (expected %s)", pre,
-				       sy_str(k), list);
+			return spec_yaml_fail(c, spec_yaml_pos(c, k), "%sunknown key '%s' (expected %s)", pre,
+				       spec_yaml_str(k), list);
 		}
 		if (vals) {
-			vals[i] = sy_node(c, pr->value);
+			vals[i] = spec_yaml_node(c, pr->value);
 			knodes[i] = k;
 		}
 	}
@@ -354,13 +321,13 @@ static int node_count(const yaml_document_t *d)
 }
 
 /* Index of the pair with scalar key `key` in mapping `id`, or -1. */
-static int find_pair(struct sy_ctx *c, int id, const char *key)
+static int find_pair(struct spec_yaml_ctx *c, int id, const char *key)
 {
-	yaml_node_t *m = sy_node(c, id);
+	yaml_node_t *m = spec_yaml_node(c, id);
 
 	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = sy_node(c, pr->key);
-		if (k->type == YAML_SCALAR_NODE && strcmp(sy_str(k), key) == 0)
+		yaml_node_t *k = spec_yaml_node(c, pr->key);
+		if (k->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(k), key) == 0)
 			return (int)(pr - m->data.mapping.pairs.start);
 	}
 	return -1;
@@ -369,21 +336,21 @@ static int find_pair(struct sy_ctx *c, int id, const char *key)
 /* Walk/extend the path segs[0..nseg-1] from the root and set the last key to
    a copy of vroot (in vdoc).  Node pointers are re-fetched after every add:
    adding nodes may move the document's node array. */
-static int graft(struct sy_ctx *c, char **segs, size_t nseg, yaml_document_t *vdoc, int vroot,
+static int graft(struct spec_yaml_ctx *c, char **segs, size_t nseg, yaml_document_t *vdoc, int vroot,
 		 const char *path)
 {
 	int cur = 1, v, key, idx;	/* the root node is id 1 */
 
 	for (size_t i = 0; i < nseg; i++) {
-		if (sy_node(c, cur)->type != YAML_MAPPING_NODE) {
+		if (spec_yaml_node(c, cur)->type != YAML_MAPPING_NODE) {
 			int plen = (int)(segs[i] - segs[0]) - 1;	/* segs point into one buffer */
-			return sy_fail(c, (struct spec_pos){0, 0},
+			return spec_yaml_fail(c, (struct spec_pos){0, 0},
 				       "cannot set '%s': '%.*s' is not a mapping", path, plen, path);
 		}
 		idx = find_pair(c, cur, segs[i]);
 		if (i + 1 < nseg) {
 			if (idx >= 0) {
-				cur = sy_node(c, cur)->data.mapping.pairs.start[idx].value;
+				cur = spec_yaml_node(c, cur)->data.mapping.pairs.start[idx].value;
 				continue;
 			}
 			v = yaml_document_add_mapping(&c->doc, NULL, YAML_FLOW_MAPPING_STYLE);
@@ -391,22 +358,22 @@ static int graft(struct sy_ctx *c, char **segs, size_t nseg, yaml_document_t *vd
 			v = copy_node(&c->doc, vdoc, vroot, 0);
 		}
 		if (!v)
-			return sy_fail(c, (struct spec_pos){0, 0}, "value of '%s' is nested too deeply",
+			return spec_yaml_fail(c, (struct spec_pos){0, 0}, "value of '%s' is nested too deeply",
 				       path);
 		if (idx >= 0) {
-			sy_node(c, cur)->data.mapping.pairs.start[idx].value = v;
+			spec_yaml_node(c, cur)->data.mapping.pairs.start[idx].value = v;
 		} else {
 			key = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)segs[i], -1,
 						       YAML_PLAIN_SCALAR_STYLE);
 			if (!key || !yaml_document_append_mapping_pair(&c->doc, cur, key, v))
-				return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+				return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 		}
 		cur = v;
 	}
 	return 0;
 }
 
-int sy_apply_override(struct sy_ctx *c, size_t k)
+int spec_yaml_apply_override(struct spec_yaml_ctx *c, size_t k)
 {
 	const char *a = c->ov[k - 1], *eq = strchr(a, '=');
 	char *path = NULL, *segs[16];
@@ -420,20 +387,20 @@ int sy_apply_override(struct sy_ctx *c, size_t k)
 		c->ov_lo = calloc(c->n_ov, sizeof(int));
 		c->ov_hi = calloc(c->n_ov, sizeof(int));
 		if (!c->ov_lo || !c->ov_hi)
-			return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+			return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 	}
 	if (!eq || eq == a)
-		return sy_fail(c, (struct spec_pos){0, 0},
+		return spec_yaml_fail(c, (struct spec_pos){0, 0},
 			       "expected KEY=VALUE like params.stride=64, got '%s'", a);
 	path = strndup(a, (size_t)(eq - a));
 	if (!path)
-		return sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+		return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 	for (char *s = path, *dot;; s = dot + 1) {
 		dot = strchr(s, '.');
 		if (dot)
 			*dot = '\0';
 		if (!*s || nseg == sizeof(segs) / sizeof(segs[0])) {
-			sy_fail(c, (struct spec_pos){0, 0}, "bad key '%.*s'", (int)(eq - a), a);
+			spec_yaml_fail(c, (struct spec_pos){0, 0}, "bad key '%.*s'", (int)(eq - a), a);
 			goto out;
 		}
 		segs[nseg++] = s;
@@ -441,7 +408,7 @@ int sy_apply_override(struct sy_ctx *c, size_t k)
 			break;
 	}
 	if (!yaml_parser_initialize(&p)) {
-		sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+		spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 		goto out;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)eq + 1, strlen(eq + 1));
@@ -458,7 +425,7 @@ int sy_apply_override(struct sy_ctx *c, size_t k)
 		vid = yaml_document_add_scalar(&vdoc, NULL, (yaml_char_t *)"", 0,
 					       YAML_PLAIN_SCALAR_STYLE);
 		if (!vid) {
-			sy_fail(c, (struct spec_pos){0, 0}, "out of memory");
+			spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 			goto out;
 		}
 	} else {

@@ -4,7 +4,7 @@
  * position for messages (also nodes grafted in from a --set override), walk
  * mappings checking keys, and graft an override's value into a document.
  *
- * Prefix sy_ (spec_yaml).  Private to the spec module (spec*.c).
+ * Prefix spec_yaml_.  Private to the spec module (spec*.c).
  */
 #ifndef SYSMETER_SPEC_YAML_H
 #define SYSMETER_SPEC_YAML_H
@@ -14,7 +14,7 @@
 #include "spec/spec.h"
 
 /* State of one parse of a spec text (plus its overrides). */
-struct sy_ctx {
+struct spec_yaml_ctx {
 	const char *file;		/* names the spec in messages */
 	const char *name;		/* experiment name, for "--set NAME.key=v: " */
 	char *const *ov; size_t n_ov;	/* override assignments, in order */
@@ -28,33 +28,33 @@ struct sy_ctx {
 
 /* Position of a node: 1-based line/col in the file; {0, k} for a node made
    by override k (1-based). */
-struct spec_pos sy_pos(const struct sy_ctx *c, const yaml_node_t *n);
+struct spec_pos spec_yaml_pos(const struct spec_yaml_ctx *c, const yaml_node_t *n);
 
 /* Message prefix for a position: "FILE:L:C: ", "--set NAME.TEXT: " for an
    earlier override, "" for the current one (or when nothing is known). */
-void sy_prefix(const char *file, const char *name, char *const *ov, size_t n_ov, size_t cur_ov,
-	       struct spec_pos pos, char *buf, size_t len);
+void spec_yaml_prefix(const char *file, const char *name, char *const *ov, size_t n_ov,
+		      size_t cur_ov, struct spec_pos pos, char *buf, size_t len);
 
-/* Write prefix + message into c->err; returns -1 so callers can `return sy_fail(...)`. */
-int sy_fail(struct sy_ctx *c, struct spec_pos pos, const char *fmt, ...)
+/* Write prefix + message into c->err; returns -1 so callers can `return spec_yaml_fail(...)`. */
+int spec_yaml_fail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Load the one document in text into c->doc.  Errors: yaml syntax (with a
    friendlier message for tabs in indentation), a second document. */
-int sy_load(struct sy_ctx *c, const char *text, size_t len);
+int spec_yaml_load(struct spec_yaml_ctx *c, const char *text, size_t len);
 
 /* Graft override k (1-based, c->ov[k-1], "a.b.c=value") into c->doc: the
    value is parsed as YAML and replaces (or adds) the key at that path. */
-int sy_apply_override(struct sy_ctx *c, size_t k);
+int spec_yaml_apply_override(struct spec_yaml_ctx *c, size_t k);
 
-void sy_free(struct sy_ctx *c);
+void spec_yaml_free(struct spec_yaml_ctx *c);
 
-yaml_node_t *sy_node(struct sy_ctx *c, int id);
+yaml_node_t *spec_yaml_node(struct spec_yaml_ctx *c, int id);
 
 /* For "got X": "'text'" for a scalar, "a list", "a mapping". */
-const char *sy_what(const yaml_node_t *n, char *buf, size_t len);
+const char *spec_yaml_what(const yaml_node_t *n, char *buf, size_t len);
 
-static inline const char *sy_str(const yaml_node_t *n)
+static inline const char *spec_yaml_str(const yaml_node_t *n)
 {
 	return (const char *)n->data.scalar.value;
 }
@@ -65,11 +65,8 @@ static inline const char *sy_str(const yaml_node_t *n)
  * ("repetitions: unknown key ..."), "" at the top.  When vals != NULL,
  * vals[i]/knodes[i] receive the value/key node of keys[i] (NULL if absent).
  */
-int sy_fields(struct sy_ctx *c, yaml_node_t *map, const char *path, const char *const *keys,
-	      size_t nkeys, yaml_node_t **vals, yaml_node_t **knodes);
-
-/* Edit distance (insert, delete, substitute, swap two adjacent letters),
-   case-insensitive; anything above cap is reported as cap + 1. */
-size_t sy_distance(const char *a, const char *b, size_t cap);
+int spec_yaml_fields(struct spec_yaml_ctx *c, yaml_node_t *map, const char *path,
+		     const char *const *keys, size_t nkeys, yaml_node_t **vals,
+		     yaml_node_t **knodes);
 
 #endif
