@@ -363,3 +363,58 @@ void units_format_time(double s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.6gns", s * 1e9);
 }
+
+void units_format_number(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+	int decimals;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	if (a == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	if (a < 1e-3) {
+		snprintf(buf, len, "%.2e", v);
+		return;
+	}
+	/* 3 significant digits, never fewer than the integer part */
+	decimals = 2 - (int)floor(log10(a));
+	if (decimals < 0)
+		decimals = 0;
+	snprintf(buf, len, "%.*f", decimals, v);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, len, "0");
+}
+
+void units_format_size_short(double bytes, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	int u = 0;
+
+	if (!isfinite(bytes)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	while (u < 4 && fabs(v) >= 1024 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		u++;
+	}
+	/* not a multiple of 1024 but large: show 3 significant digits */
+	while (u < 4 && fabs(v) >= 1024) {
+		v /= 1024;
+		u++;
+	}
+	if (v == floor(v))
+		snprintf(buf, len, "%.0f%s", v, units[u]);
+	else {
+		char num[32];
+
+		units_format_number(v, num, sizeof num);
+		snprintf(buf, len, "%s%s", num, units[u]);
+	}
+}

@@ -39,4 +39,13 @@ void units_format_size(double bytes, char *buf, size_t len);
 /* Format seconds readably: 0.01 -> "10ms". */
 void units_format_time(double seconds, char *buf, size_t len);
 
+/* For tables and chart labels, where a reader wants 3 significant digits
+   rather than the exact value (spec texts use the two above):
+   units_format_number: no exponent for ordinary magnitudes ("1.55", "84.0",
+   "2140", "0.251"), "n/a" for non-finite;
+   units_format_size_short: binary units, 4096 -> "4KiB", 36700160 ->
+   "35MiB", 1536 -> "1.5KiB", 1000 -> "1000B". */
+void units_format_number(double v, char *buf, size_t len);
+void units_format_size_short(double bytes, char *buf, size_t len);
+
 #endif

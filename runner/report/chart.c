@@ -15,6 +15,7 @@
 #include "lib/jsonutil.h"
 #include "results/results.h"
 #include "lib/strf.h"
+#include "lib/units.h"
 #include "report/template.h"
 
 #include <errno.h>
@@ -37,61 +38,6 @@ int chart_write_file(const char *dir, const char *name, const char *data, size_t
 	}
 	/* One atomic writer for the whole run folder (errno kept on failure). */
 	return results_write_file(dst, data, len, err, sizeof err);
-}
-
-void chart_format_number(double v, char *buf, size_t len)
-{
-	double a = fabs(v);
-	int decimals;
-
-	if (!isfinite(v)) {
-		snprintf(buf, len, "n/a");
-		return;
-	}
-	if (a == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	if (a < 1e-3) {
-		snprintf(buf, len, "%.2e", v);
-		return;
-	}
-	/* 3 significant digits, never fewer than the integer part */
-	decimals = 2 - (int)floor(log10(a));
-	if (decimals < 0)
-		decimals = 0;
-	snprintf(buf, len, "%.*f", decimals, v);
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, len, "0");
-}
-
-void chart_format_size(double bytes, char *buf, size_t len)
-{
-	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = bytes;
-	int u = 0;
-
-	if (!isfinite(bytes)) {
-		snprintf(buf, len, "n/a");
-		return;
-	}
-	while (u < 4 && fabs(v) >= 1024 && fmod(v, 1024) == 0) {
-		v /= 1024;
-		u++;
-	}
-	/* not a multiple of 1024 but large: show 3 significant digits */
-	while (u < 4 && fabs(v) >= 1024) {
-		v /= 1024;
-		u++;
-	}
-	if (v == floor(v))
-		snprintf(buf, len, "%.0f%s", v, units[u]);
-	else {
-		char num[32];
-
-		chart_format_number(v, num, sizeof num);
-		snprintf(buf, len, "%s%s", num, units[u]);
-	}
 }
 
 /* ------------------------------------------------------------------ model */
@@ -416,7 +362,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 			json_t *t = json_object();
 
 			if (strcmp(xtype, "size") == 0)
-				chart_format_size(xs[i], lbl, sizeof lbl);
+				units_format_size_short(xs[i], lbl, sizeof lbl);
 			else if (strcmp(xtype, "time") == 0) {
 				static const struct { double f; const char *u; } tu[] = {
 					{1, "s"}, {1e3, "ms"}, {1e6, "µs"}, {1e9, "ns"} };
@@ -424,7 +370,7 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 
 				while (k < 3 && fabs(xs[i]) * tu[k].f < 1)
 					k++;
-				chart_format_number(xs[i] * tu[k].f, num, sizeof num);
+				units_format_number(xs[i] * tu[k].f, num, sizeof num);
 				snprintf(lbl, sizeof lbl, "%s%s", num, tu[k].u);
 			} else
 				snprintf(lbl, sizeof lbl, "%.10g", xs[i]);

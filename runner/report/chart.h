@@ -37,12 +37,4 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen);
    errno set. */
 int chart_write_file(const char *dir, const char *name, const char *data, size_t len);
 
-/* Format a number with 3 significant digits and no exponent for ordinary
-   magnitudes ("1.55", "84.0", "2140", "0.251"); "n/a" for non-finite. */
-void chart_format_number(double v, char *buf, size_t len);
-
-/* Format bytes compactly in binary units: 4096 -> "4KiB", 36700160 ->
-   "35MiB", 1536 -> "1.5KiB", 1000 -> "1000B". */
-void chart_format_size(double bytes, char *buf, size_t len);
-
 #endif

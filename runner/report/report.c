@@ -179,7 +179,7 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 			REPORT_EINPUT : REPORT_EFAIL;
 		goto out;
 	}
-	view_put(view, "charts_drawn", json_boolean(rm.have_gnuplot && (rm.formats & REPORT_CHARTS)));
+	report_view_put(view, "charts_drawn", json_boolean(rm.have_gnuplot && (rm.formats & REPORT_CHARTS)));
 
 	if ((rm.formats & REPORT_MD) &&
 	    (ret = render_one(run_dir, verbose, view, "report.md", TEMPLATE_MD, dirs, err, errlen)) < 0)

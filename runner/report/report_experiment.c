@@ -70,12 +70,12 @@ static int add_chart(struct report_model *rm, json_t *e, json_t *res, const char
 		has_png = report_tools_nonempty(png);
 		has_pdf = report_tools_nonempty(pdf);
 	}
-	view_put(c, "png", view_strf("charts/%s.png", base));
-	view_put(c, "pdf", view_strf("charts/%s.pdf", base));
-	view_put(c, "script", view_strf("charts/%s.gp", base));
-	view_put(c, "has_png", json_boolean(has_png));
-	view_put(c, "has_pdf", json_boolean(has_pdf));
-	view_put(e, "chart", c);
+	report_view_put(c, "png", report_view_strf("charts/%s.png", base));
+	report_view_put(c, "pdf", report_view_strf("charts/%s.pdf", base));
+	report_view_put(c, "script", report_view_strf("charts/%s.gp", base));
+	report_view_put(c, "has_png", json_boolean(has_png));
+	report_view_put(c, "has_pdf", json_boolean(has_pdf));
+	report_view_put(e, "chart", c);
 	return 0;
 }
 
@@ -85,11 +85,11 @@ static void unique_base(struct report_model *rm, const char *name, char *base, s
 {
 	size_t i;
 
-	view_safe_name(name, base, len);
+	report_view_safe_name(name, base, len);
 	for (i = 2; json_object_get(rm->bases, base); i++) {
 		char b2[160];
 
-		view_safe_name(name, b2, sizeof b2 - 12);
+		report_view_safe_name(name, b2, sizeof b2 - 12);
 		strf(base, len, "%s-%zu", b2, i);
 	}
 	json_object_set_new(rm->bases, base, json_true());
@@ -108,35 +108,35 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 
 	if (!title)
 		title = jsonutil_str(mexp, "title") ? jsonutil_str(mexp, "title") : name;
-	view_put(e, "title", view_line(title));
-	view_put(e, "group", view_str(group ? group : jsonutil_str(mexp, "group")));
-	view_put(e, "description", view_str(jsonutil_str(res, "description")));
-	view_put(e, "status", view_str(status ? status : "unknown"));
-	view_put(e, "status_text", view_str(status_text(status)));
-	view_put(e, "unit", view_str(d->label));
-	view_put(e, "is_time", json_boolean(d->is_time));
-	view_put(e, "has_cycles", json_boolean(d->is_time && isfinite(d->cyc)));
-	view_put(e, "bigger_is_better",
+	report_view_put(e, "title", report_view_line(title));
+	report_view_put(e, "group", report_view_str(group ? group : jsonutil_str(mexp, "group")));
+	report_view_put(e, "description", report_view_str(jsonutil_str(res, "description")));
+	report_view_put(e, "status", report_view_str(status ? status : "unknown"));
+	report_view_put(e, "status_text", report_view_str(status_text(status)));
+	report_view_put(e, "unit", report_view_str(d->label));
+	report_view_put(e, "is_time", json_boolean(d->is_time));
+	report_view_put(e, "has_cycles", json_boolean(d->is_time && isfinite(d->cyc)));
+	report_view_put(e, "bigger_is_better",
 		 json_boolean(json_is_true(json_object_get(probe, "bigger_is_better"))));
 	pv = json_object();
-	view_put(pv, "name", view_str(jsonutil_str(probe, "name")));
-	view_put(pv, "version", view_str(jsonutil_str(probe, "version")));
-	view_put(pv, "unit", view_str(jsonutil_str(probe, "unit")));
-	view_put(e, "probe", pv);
-	view_put(e, "method", json_is_object(spec) ? report_method_text(spec) : view_str(""));
+	report_view_put(pv, "name", report_view_str(jsonutil_str(probe, "name")));
+	report_view_put(pv, "version", report_view_str(jsonutil_str(probe, "version")));
+	report_view_put(pv, "unit", report_view_str(jsonutil_str(probe, "unit")));
+	report_view_put(e, "probe", pv);
+	report_view_put(e, "method", json_is_object(spec) ? report_method_text(spec) : report_view_str(""));
 	arr = report_method_params(spec);
-	view_put(e, "has_params", json_boolean(json_array_size(arr) > 0));
-	view_put(e, "params", arr);
+	report_view_put(e, "has_params", json_boolean(json_array_size(arr) > 0));
+	report_view_put(e, "params", arr);
 	arr = json_array();
 	json_array_foreach(swept, i, n) {
 		json_t *c = json_object();
 
-		view_put(c, "name", view_str(json_string_value(n)));
+		report_view_put(c, "name", report_view_str(json_string_value(n)));
 		json_array_append_new(arr, c);
 	}
-	view_put(e, "swept", arr);
-	view_put(e, "n_swept", view_strf("%zu", json_array_size(swept)));
-	view_put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
+	report_view_put(e, "swept", arr);
+	report_view_put(e, "n_swept", report_view_strf("%zu", json_array_size(swept)));
+	report_view_put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
 }
 
 json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *summary)
@@ -166,8 +166,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 		const char *st = jsonutil_str(mexp, "status");
 
 		res = json_object();
-		view_put(res, "status", view_str(st ? st : "interrupted"));
-		view_put(res, "reason", view_strf("no result file (%s)",
+		report_view_put(res, "status", report_view_str(st ? st : "interrupted"));
+		report_view_put(res, "reason", report_view_strf("no result file (%s)",
 						  rpath ? rpath : "none in the manifest"));
 	}
 	spec = json_object_get(res, "spec");
@@ -177,8 +177,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 			 isfinite(jsonutil_num(res, "tsc_hz")) ? jsonutil_num(res, "tsc_hz") : rm->tsc_hz,
 			 &d);
 
-	view_put(e, "name", view_str(name ? name : "?"));
-	view_put(e, "anchor", view_str(anchor));
+	report_view_put(e, "name", report_view_str(name ? name : "?"));
+	report_view_put(e, "anchor", report_view_str(anchor));
 	add_heading(e, mexp, res, swept, &d);
 
 	n_ok = report_points_add(e, points, swept, &d);
@@ -189,15 +189,15 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	json_array_foreach(points, i, pt)
 		if (!reason && jsonutil_str(pt, "reason"))
 			reason = jsonutil_str(pt, "reason");
-	view_put(e, "reason", n_ok == 0 && reason ? view_line(reason) : json_null());
-	view_put(e, "measured", json_boolean(n_ok > 0));
+	report_view_put(e, "reason", n_ok == 0 && reason ? report_view_line(reason) : json_null());
+	report_view_put(e, "measured", json_boolean(n_ok > 0));
 
 	knees = json_object_get(json_object_get(res, "findings"), "knees");
 	kparam = jsonutil_str(knees, "param");
 	arr = json_is_object(knees) ? report_knees_view(knees, spec, &d) : json_array();
-	view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
-	view_put(e, "knees", arr);
-	view_put(e, "knees_param", view_str(kparam ? kparam : "size"));
+	report_view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
+	report_view_put(e, "knees", arr);
+	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
 
 	if (add_chart(rm, e, res, base, &d, n_ok) < 0) {
 		json_decref(e);

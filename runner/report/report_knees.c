@@ -24,11 +24,11 @@ static json_t *vsysfs_all(json_t *sysfs)
 
 		if (type && strcmp(type, "Instruction") == 0)
 			continue;
-		view_size_text(jsonutil_num(sf, "size_bytes"), sz, sizeof sz);
+		report_view_size_text(jsonutil_num(sf, "size_bytes"), sz, sizeof sz);
 		fprintf(f, "%sL%.0f %s", n++ ? ", " : "", jsonutil_num(sf, "level"), sz);
 	}
 	fclose(f);
-	out = view_line(n ? buf : VIEW_DASH);
+	out = report_view_line(n ? buf : REPORT_VIEW_DASH);
 	free(buf);
 	return out;
 }
@@ -42,12 +42,12 @@ static json_t *level_row(json_t *lvl, json_t *sysfs, const struct report_unit *d
 	size_t j;
 	int level = 0;
 
-	view_put(r, "found", json_true());
-	view_put(r, "level", view_line(name ? name : "?"));
-	view_put(r, "size", view_size(jsonutil_num(lvl, "size_bytes")));
-	view_put(r, "latency", view_num_unit(lat * d->scale, d->label));
-	view_put(r, "cycles", isfinite(d->cyc) ? view_num(lat * d->cyc) : view_str(VIEW_DASH));
-	view_put(r, "sysfs", view_str(VIEW_DASH));
+	report_view_put(r, "found", json_true());
+	report_view_put(r, "level", report_view_line(name ? name : "?"));
+	report_view_put(r, "size", report_view_size(jsonutil_num(lvl, "size_bytes")));
+	report_view_put(r, "latency", report_view_num_unit(lat * d->scale, d->label));
+	report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(lat * d->cyc) : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(r, "sysfs", report_view_str(REPORT_VIEW_DASH));
 	if (name && (name[0] == 'L' || name[0] == 'l'))
 		level = atoi(name + 1);
 	json_array_foreach(sysfs, j, sf) {
@@ -55,7 +55,7 @@ static json_t *level_row(json_t *lvl, json_t *sysfs, const struct report_unit *d
 
 		if (level > 0 && jsonutil_num(sf, "level") == level &&
 		    (!type || strcmp(type, "Instruction") != 0)) {
-			view_put(r, "sysfs", view_size(jsonutil_num(sf, "size_bytes")));
+			report_view_put(r, "sysfs", report_view_size(jsonutil_num(sf, "size_bytes")));
 			break;
 		}
 	}
@@ -86,22 +86,22 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 		json_t *sysfs = json_object_get(s, "sysfs");
 
 		/* keys are "64" or already "stride=64" */
-		view_put(k, "series", sparam && !strchr(key, '=') ?
-			 view_strf("%s=%s", sparam, key) : view_line(key));
+		report_view_put(k, "series", sparam && !strchr(key, '=') ?
+			 report_view_strf("%s=%s", sparam, key) : report_view_line(key));
 		json_array_foreach(json_object_get(s, "levels"), i, lvl)
 			json_array_append_new(rows, level_row(lvl, sysfs, d));
 		if (json_array_size(rows) == 0) {
 			json_t *r = json_object();
 
-			view_put(r, "found", json_false());
-			view_put(r, "level", view_str("no knee found"));
-			view_put(r, "size", view_str(VIEW_DASH));
-			view_put(r, "latency", view_str(VIEW_DASH));
-			view_put(r, "cycles", view_str(VIEW_DASH));
-			view_put(r, "sysfs", vsysfs_all(sysfs));
+			report_view_put(r, "found", json_false());
+			report_view_put(r, "level", report_view_str("no knee found"));
+			report_view_put(r, "size", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "latency", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "sysfs", vsysfs_all(sysfs));
 			json_array_append_new(rows, r);
 		}
-		view_put(k, "rows", rows);
+		report_view_put(k, "rows", rows);
 		json_array_append_new(out, k);
 	}
 	json_decref(swept);

@@ -34,12 +34,12 @@ json_t *report_method_params(json_t *spec)
 			fprintf(f, "%s%s", i ? ", " : "", json_is_string(v) ? json_string_value(v) : "?");
 		}
 		if (!json_is_array(vals))
-			view_any_text(f, vals);
+			report_view_any_text(f, vals);
 		fclose(f);
-		view_put(p, "name", view_str(key));
-		view_put(p, "value", view_line(buf));
-		view_put(p, "swept", json_boolean(n > 1));
-		view_put(p, "count", view_strf("%zu", n));
+		report_view_put(p, "name", report_view_str(key));
+		report_view_put(p, "value", report_view_line(buf));
+		report_view_put(p, "swept", json_boolean(n > 1));
+		report_view_put(p, "count", report_view_strf("%zu", n));
 		free(buf);
 		json_array_append_new(out, p);
 	}
@@ -103,7 +103,7 @@ json_t *report_method_text(json_t *spec)
 	if (isfinite(jsonutil_num(spec, "cpu")))
 		fprintf(f, "; pinned to CPU %.0f", jsonutil_num(spec, "cpu"));
 	fclose(f);
-	out = view_line(buf);
+	out = report_view_line(buf);
 	free(buf);
 	return out;
 }

@@ -46,16 +46,16 @@ static json_t *make_groups(json_t *by_group, json_t *group_order)
 		if (!list || (i >= GROUPS_KNOWN && group_title(gname)))
 			continue;
 		g = json_object();
-		view_safe_name(gname, anchor, sizeof anchor);
+		report_view_safe_name(gname, anchor, sizeof anchor);
 		if (group_title(gname))
 			strf(title, sizeof title, "%s", group_title(gname));
 		else
 			strf(title, sizeof title, "%c%s", gname[0] >= 'a' && gname[0] <= 'z' ?
 				 gname[0] - 'a' + 'A' : gname[0], gname + 1);
-		view_put(g, "name", view_str(gname));
-		view_put(g, "title", view_line(title));
-		view_put(g, "anchor", view_strf("group-%s", anchor));
-		view_put(g, "experiments", json_incref(list));
+		report_view_put(g, "name", report_view_str(gname));
+		report_view_put(g, "title", report_view_line(title));
+		report_view_put(g, "anchor", report_view_strf("group-%s", anchor));
+		report_view_put(g, "experiments", json_incref(list));
 		json_array_append_new(groups, g);
 	}
 	return groups;
@@ -80,16 +80,16 @@ static json_t *sort_summary(json_t *summary, json_t *groups)
 /* n_experiments, n_ok ... n_interrupted and the "counts" sentence. */
 static void put_counts(json_t *view, size_t n_exps, const int counts[5])
 {
-	view_put(view, "n_experiments", view_strf("%zu", n_exps));
-	view_put(view, "n_ok", view_strf("%d", counts[0]));
-	view_put(view, "n_partial", view_strf("%d", counts[1]));
-	view_put(view, "n_failed", view_strf("%d", counts[2]));
-	view_put(view, "n_skipped", view_strf("%d", counts[3]));
-	view_put(view, "n_interrupted", view_strf("%d", counts[4]));
-	view_put(view, "counts", counts[4] ?
-		 view_strf("%d complete, %d partial, %d failed, %d skipped, %d interrupted",
+	report_view_put(view, "n_experiments", report_view_strf("%zu", n_exps));
+	report_view_put(view, "n_ok", report_view_strf("%d", counts[0]));
+	report_view_put(view, "n_partial", report_view_strf("%d", counts[1]));
+	report_view_put(view, "n_failed", report_view_strf("%d", counts[2]));
+	report_view_put(view, "n_skipped", report_view_strf("%d", counts[3]));
+	report_view_put(view, "n_interrupted", report_view_strf("%d", counts[4]));
+	report_view_put(view, "counts", counts[4] ?
+		 report_view_strf("%d complete, %d partial, %d failed, %d skipped, %d interrupted",
 			   counts[0], counts[1], counts[2], counts[3], counts[4]) :
-		 view_strf("%d complete, %d partial, %d failed, %d skipped",
+		 report_view_strf("%d complete, %d partial, %d failed, %d skipped",
 			   counts[0], counts[1], counts[2], counts[3]));
 }
 
@@ -123,12 +123,12 @@ static json_t *build(struct report_model *rm, json_t *man)
 	}
 	groups = make_groups(by_group, group_order);
 	summary = sort_summary(summary, groups);
-	view_put(view, "run", report_run_view(man));
-	view_put(view, "machine", report_run_machine(json_object_get(man, "machine")));
-	view_put(view, "groups", groups);
-	view_put(view, "experiments", all);
-	view_put(view, "summary", summary);
-	view_put(view, "has_summary", json_boolean(json_array_size(summary) > 0));
+	report_view_put(view, "run", report_run_view(man));
+	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine")));
+	report_view_put(view, "groups", groups);
+	report_view_put(view, "experiments", all);
+	report_view_put(view, "summary", summary);
+	report_view_put(view, "has_summary", json_boolean(json_array_size(summary) > 0));
 	put_counts(view, json_array_size(exps), counts);
 	json_decref(by_group);
 	json_decref(group_order);

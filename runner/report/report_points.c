@@ -47,18 +47,18 @@ static json_t *vrow(json_t *pt, double f, const char *unit)
 	json_t *r = json_object(), *st = json_object_get(pt, "stats");
 	json_t *ci = json_object_get(pt, "ci"), *pred = json_object_get(pt, "prediction");
 
-	view_put(r, "unit", view_str(unit));
-	view_put(r, "predicted", view_num(jsonutil_num(pred, "value") * f));
-	view_put(r, "estimate", view_num(jsonutil_num(pt, "estimate") * f));
-	view_put(r, "mean", view_num(jsonutil_num(st, "mean") * f));
-	view_put(r, "median", view_num(jsonutil_num(st, "median") * f));
-	view_put(r, "std", view_num(jsonutil_num(st, "std") * f));
+	report_view_put(r, "unit", report_view_str(unit));
+	report_view_put(r, "predicted", report_view_num(jsonutil_num(pred, "value") * f));
+	report_view_put(r, "estimate", report_view_num(jsonutil_num(pt, "estimate") * f));
+	report_view_put(r, "mean", report_view_num(jsonutil_num(st, "mean") * f));
+	report_view_put(r, "median", report_view_num(jsonutil_num(st, "median") * f));
+	report_view_put(r, "std", report_view_num(jsonutil_num(st, "std") * f));
 	if (json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
 	    json_is_number(json_array_get(ci, 1)))
-		view_put(r, "ci", view_ci(json_number_value(json_array_get(ci, 0)) * f,
+		report_view_put(r, "ci", report_view_ci(json_number_value(json_array_get(ci, 0)) * f,
 					  json_number_value(json_array_get(ci, 1)) * f));
 	else
-		view_put(r, "ci", view_str(VIEW_DASH));
+		report_view_put(r, "ci", report_view_str(REPORT_VIEW_DASH));
 	return r;
 }
 
@@ -72,7 +72,7 @@ static json_t *swept_cells(json_t *pt, json_t *swept)
 		json_t *c = json_object();
 		const char *t = jsonutil_str(json_object_get(pt, "params_text"), json_string_value(n));
 
-		view_put(c, "value", view_line(t ? t : "?"));
+		report_view_put(c, "value", report_view_line(t ? t : "?"));
 		json_array_append_new(cells, c);
 	}
 	return cells;
@@ -90,30 +90,30 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 		p = vrow(pt, d->scale, d->label);
 	else {
 		p = json_object();
-		view_put(p, "unit", view_str(d->label));
-		view_put(p, "predicted",
-			 view_num(jsonutil_num(json_object_get(pt, "prediction"), "value") * d->scale));
-		view_put(p, "estimate", view_str(ok || !status ? "n/a" : status));
-		view_put(p, "mean", view_str(VIEW_DASH));
-		view_put(p, "median", view_str(VIEW_DASH));
-		view_put(p, "std", view_str(VIEW_DASH));
-		view_put(p, "ci", view_str(VIEW_DASH));
+		report_view_put(p, "unit", report_view_str(d->label));
+		report_view_put(p, "predicted",
+			 report_view_num(jsonutil_num(json_object_get(pt, "prediction"), "value") * d->scale));
+		report_view_put(p, "estimate", report_view_str(ok || !status ? "n/a" : status));
+		report_view_put(p, "mean", report_view_str(REPORT_VIEW_DASH));
+		report_view_put(p, "median", report_view_str(REPORT_VIEW_DASH));
+		report_view_put(p, "std", report_view_str(REPORT_VIEW_DASH));
+		report_view_put(p, "ci", report_view_str(REPORT_VIEW_DASH));
 	}
-	view_put(p, "swept", swept_cells(pt, swept));
-	view_put(p, "label", view_line(label ? label : ""));
-	view_put(p, "status", view_str(status ? status : "unknown"));
-	view_put(p, "ok", json_boolean(ok));
-	view_put(p, "reason", reason ? view_line(reason) : json_null());
-	view_put(p, "n", json_is_integer(n) ?
-		 view_strf("%lld", (long long)json_integer_value(n)) : view_str(VIEW_DASH));
-	view_put(p, "outliers", json_is_integer(n_out) ?
-		 view_strf("%lld", (long long)json_integer_value(n_out)) : view_str(VIEW_DASH));
+	report_view_put(p, "swept", swept_cells(pt, swept));
+	report_view_put(p, "label", report_view_line(label ? label : ""));
+	report_view_put(p, "status", report_view_str(status ? status : "unknown"));
+	report_view_put(p, "ok", json_boolean(ok));
+	report_view_put(p, "reason", reason ? report_view_line(reason) : json_null());
+	report_view_put(p, "n", json_is_integer(n) ?
+		 report_view_strf("%lld", (long long)json_integer_value(n)) : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(p, "outliers", json_is_integer(n_out) ?
+		 report_view_strf("%lld", (long long)json_integer_value(n_out)) : report_view_str(REPORT_VIEW_DASH));
 	/* the cycles row: time x TSC frequency (the result's `cycles` are the
 	   same numbers for the estimate only; mean, std... need computing) */
 	if (ok && d->is_time && isfinite(d->cyc) && isfinite(jsonutil_num(pt, "estimate")))
-		view_put(p, "cycles", vrow(pt, d->cyc, "cycles"));
+		report_view_put(p, "cycles", vrow(pt, d->cyc, "cycles"));
 	else
-		view_put(p, "cycles", json_null());
+		report_view_put(p, "cycles", json_null());
 	free(label);
 	return p;
 }
@@ -137,40 +137,40 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 		} else {
 			json_t *pr = json_object();
 
-			view_put(pr, "point", json_incref(label));
-			view_put(pr, "status", view_str(status ? status : "unknown"));
-			view_put(pr, "reason", view_line(reason ? reason : "no reason recorded"));
+			report_view_put(pr, "point", json_incref(label));
+			report_view_put(pr, "status", report_view_str(status ? status : "unknown"));
+			report_view_put(pr, "reason", report_view_line(reason ? reason : "no reason recorded"));
 			json_array_append_new(problems, pr);
 		}
 		if (json_is_object(pred) && isfinite(pv)) {
 			json_t *r = json_object();
 			const char *why = jsonutil_str(pred, "why");
 
-			view_put(r, "point", json_incref(label));
-			view_put(r, "value", view_num_unit(pv * d->scale, d->label));
-			view_put(r, "cycles", isfinite(d->cyc) ? view_num(pv * d->cyc) : json_null());
-			view_put(r, "why", view_line(why ? why : "no reason given"));
-			view_put(r, "ratio", view_num(jsonutil_num(pred, "ratio")));
+			report_view_put(r, "point", json_incref(label));
+			report_view_put(r, "value", report_view_num_unit(pv * d->scale, d->label));
+			report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(pv * d->cyc) : json_null());
+			report_view_put(r, "why", report_view_line(why ? why : "no reason given"));
+			report_view_put(r, "ratio", report_view_num(jsonutil_num(pred, "ratio")));
 			json_array_append_new(preds, r);
 		}
 		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
 			json_t *r = json_object();
 
-			view_put(r, "point", json_incref(label));
-			view_put(r, "flag", view_line(jsonutil_str(flag, "flag")));
-			view_put(r, "message", view_line(jsonutil_str(flag, "message")));
+			report_view_put(r, "point", json_incref(label));
+			report_view_put(r, "flag", report_view_line(jsonutil_str(flag, "flag")));
+			report_view_put(r, "message", report_view_line(jsonutil_str(flag, "message")));
 			json_array_append_new(sanity, r);
 		}
 		json_array_append_new(pts, p);
 	}
-	view_put(e, "points", pts);
-	view_put(e, "has_table", json_boolean(n_ok > 0));
-	view_put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
-	view_put(e, "problems", problems);
-	view_put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
-	view_put(e, "predictions", preds);
-	view_put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
-	view_put(e, "sanity", sanity);
+	report_view_put(e, "points", pts);
+	report_view_put(e, "has_table", json_boolean(n_ok > 0));
+	report_view_put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
+	report_view_put(e, "problems", problems);
+	report_view_put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
+	report_view_put(e, "predictions", preds);
+	report_view_put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
+	report_view_put(e, "sanity", sanity);
 	return n_ok;
 }
 
@@ -222,10 +222,10 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 
 		if (!name)
 			continue;
-		view_put(v, "name", view_line(name));
-		view_put(v, "unit", view_line(unit));
-		view_put(v, "header", unit && *unit ? view_strf("%s (%s)", name, unit) : view_line(name));
-		view_put(v, "help", view_line(help));
+		report_view_put(v, "name", report_view_line(name));
+		report_view_put(v, "unit", report_view_line(unit));
+		report_view_put(v, "header", unit && *unit ? report_view_strf("%s (%s)", name, unit) : report_view_line(name));
+		report_view_put(v, "help", report_view_line(help));
 		json_array_append_new(metrics, v);
 		if (whole)
 			whole[i] = metric_is_whole(points, name);
@@ -245,19 +245,19 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 			any |= isfinite(v);
 			c = json_object();
 			/* without the flags (no memory), 3 significant digits */
-			view_put(c, "value", isfinite(v) && whole && whole[j] ?
-				 view_strf("%.0f", v == 0 ? 0.0 : v) : view_num(v));
+			report_view_put(c, "value", isfinite(v) && whole && whole[j] ?
+				 report_view_strf("%.0f", v == 0 ? 0.0 : v) : report_view_num(v));
 			json_array_append_new(values, c);
 		}
-		view_put(r, "label", view_line(label ? label : ""));
-		view_put(r, "swept", swept_cells(pt, swept));
-		view_put(r, "values", values);
+		report_view_put(r, "label", report_view_line(label ? label : ""));
+		report_view_put(r, "swept", swept_cells(pt, swept));
+		report_view_put(r, "values", values);
 		json_array_append_new(rows, r);
 		free(label);
 	}
 	free(whole);
-	view_put(e, "metrics", metrics);
-	view_put(e, "n_metrics", view_strf("%zu", n_metrics));
-	view_put(e, "extras", rows);
-	view_put(e, "has_extras", json_boolean(any && n_metrics > 0));
+	report_view_put(e, "metrics", metrics);
+	report_view_put(e, "n_metrics", report_view_strf("%zu", n_metrics));
+	report_view_put(e, "extras", rows);
+	report_view_put(e, "has_extras", json_boolean(any && n_metrics > 0));
 }

@@ -4,9 +4,9 @@
  */
 #include "report/report_run.h"
 #include "report/report_view.h"
-#include "report/chart.h"
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
+#include "lib/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,28 +25,28 @@ json_t *report_run_view(json_t *man)
 	json_array_foreach(json_object_get(man, "command_line"), i, v)
 		fprintf(f, "%s%s", i ? " " : "", json_is_string(v) ? json_string_value(v) : "?");
 	fclose(f);
-	view_put(m, "id", view_line(jsonutil_str(man, "run_id") ? jsonutil_str(man, "run_id") : "n/a"));
-	view_put(m, "date", view_date(jsonutil_str(man, "started")));
-	view_put(m, "started", view_date(jsonutil_str(man, "started")));
-	view_put(m, "finished", view_date(jsonutil_str(man, "finished")));
-	view_put(m, "duration", view_duration(jsonutil_str(man, "started"),
+	report_view_put(m, "id", report_view_line(jsonutil_str(man, "run_id") ? jsonutil_str(man, "run_id") : "n/a"));
+	report_view_put(m, "date", report_view_date(jsonutil_str(man, "started")));
+	report_view_put(m, "started", report_view_date(jsonutil_str(man, "started")));
+	report_view_put(m, "finished", report_view_date(jsonutil_str(man, "finished")));
+	report_view_put(m, "duration", report_view_duration(jsonutil_str(man, "started"),
 					      jsonutil_str(man, "finished")));
-	view_put(m, "host", view_line(jsonutil_str(mach, "hostname") ?
+	report_view_put(m, "host", report_view_line(jsonutil_str(mach, "hostname") ?
 				      jsonutil_str(mach, "hostname") : "n/a"));
-	view_put(m, "command", view_line(cmd && cmd[0] ? cmd : "n/a"));
+	report_view_put(m, "command", report_view_line(cmd && cmd[0] ? cmd : "n/a"));
 	v = json_object_get(man, "seed");
-	view_put(m, "seed", json_is_integer(v) ?
-		 view_strf("%lld", (long long)json_integer_value(v)) : view_any(v));
-	view_put(m, "version", view_line(jsonutil_str(runner, "version") ?
+	report_view_put(m, "seed", json_is_integer(v) ?
+		 report_view_strf("%lld", (long long)json_integer_value(v)) : report_view_any(v));
+	report_view_put(m, "version", report_view_line(jsonutil_str(runner, "version") ?
 					 jsonutil_str(runner, "version") : "n/a"));
-	view_put(m, "commit", view_any(json_object_get(runner, "git_commit")));
-	view_put(m, "status", view_str(status ? status : "n/a"));
-	view_put(m, "interrupted", json_boolean(status && !strcmp(status, "interrupted")));
-	view_put(m, "quick", json_boolean(json_is_true(json_object_get(json_object_get(man, "options"),
+	report_view_put(m, "commit", report_view_any(json_object_get(runner, "git_commit")));
+	report_view_put(m, "status", report_view_str(status ? status : "n/a"));
+	report_view_put(m, "interrupted", json_boolean(status && !strcmp(status, "interrupted")));
+	report_view_put(m, "quick", json_boolean(json_is_true(json_object_get(json_object_get(man, "options"),
 									"quick"))));
 	v = json_object_get(man, "origin");
-	view_put(m, "origin", json_is_object(v) && jsonutil_str(v, "run") ?
-		 view_line(jsonutil_str(v, "run")) : json_null());
+	report_view_put(m, "origin", json_is_object(v) && jsonutil_str(v, "run") ?
+		 report_view_line(jsonutil_str(v, "run")) : json_null());
 	free(cmd);
 	return m;
 }
@@ -55,8 +55,8 @@ static void machine_row(json_t *rows, const char *label, json_t *value)
 {
 	json_t *r = json_object();
 
-	view_put(r, "label", view_str(label));
-	view_put(r, "value", value);
+	report_view_put(r, "label", report_view_str(label));
+	report_view_put(r, "value", value);
 	json_array_append_new(rows, r);
 }
 
@@ -70,16 +70,16 @@ static json_t *cpu_text(json_t *m)
 	FILE *mf;
 
 	if (!json_is_integer(v))
-		return view_any(json_object_get(m, "cpu_model"));
+		return report_view_any(json_object_get(m, "cpu_model"));
 	mf = open_memstream(&model, &ml);
-	view_any_text(mf, json_object_get(m, "cpu_model"));
+	report_view_any_text(mf, json_object_get(m, "cpu_model"));
 	fprintf(mf, " (%lld CPUs online", (long long)json_integer_value(v));
 	if (json_is_integer(json_object_get(m, "cpus_configured")))
 		fprintf(mf, " of %lld",
 			(long long)json_integer_value(json_object_get(m, "cpus_configured")));
 	fputs(")", mf);
 	fclose(mf);
-	out = view_line(model);
+	out = report_view_line(model);
 	free(model);
 	return out;
 }
@@ -97,7 +97,7 @@ static json_t *caches_text(json_t *caches)
 		const char *type = jsonutil_str(c, "type");
 		double lvl = jsonutil_num(c, "level");
 
-		view_size_text(jsonutil_num(c, "size_bytes"), sz, sizeof sz);
+		report_view_size_text(jsonutil_num(c, "size_bytes"), sz, sizeof sz);
 		fprintf(f, "%sL%.0f%s %s", i ? ", " : "", lvl,
 			!type ? "" : strcmp(type, "Data") == 0 ? "d" :
 			strcmp(type, "Instruction") == 0 ? "i" : "", sz);
@@ -110,7 +110,7 @@ static json_t *caches_text(json_t *caches)
 	if (json_array_size(caches) == 0)
 		fputs("n/a", f);
 	fclose(f);
-	out = view_line(buf);
+	out = report_view_line(buf);
 	free(buf);
 	return out;
 }
@@ -120,51 +120,51 @@ json_t *report_run_machine(json_t *m)
 	json_t *rows = json_array(), *v;
 	double hz = jsonutil_num(m, "tsc_hz");
 
-	machine_row(rows, "Host", view_any(json_object_get(m, "hostname")));
+	machine_row(rows, "Host", report_view_any(json_object_get(m, "hostname")));
 	machine_row(rows, "CPU", cpu_text(m));
 	if (isfinite(hz) && hz > 0) {
 		char num[64], ghz[64];
 		const char *src = jsonutil_str(m, "tsc_source");
 
-		chart_format_number(1e9 / hz, num, sizeof num);
+		units_format_number(1e9 / hz, num, sizeof num);
 		strf(ghz, sizeof ghz, "%.4g", hz / 1e9);
-		machine_row(rows, "Cycle time", view_strf("%s ns (TSC at %s GHz, %s)", num, ghz,
+		machine_row(rows, "Cycle time", report_view_strf("%s ns (TSC at %s GHz, %s)", num, ghz,
 							  src ? src : "source n/a"));
 	} else {
-		machine_row(rows, "Cycle time", view_str("n/a"));
+		machine_row(rows, "Cycle time", report_view_str("n/a"));
 	}
 	machine_row(rows, "Caches", caches_text(json_object_get(m, "caches")));
 	machine_row(rows, "Memory", isfinite(jsonutil_num(m, "memory_bytes")) ?
-		    view_size(jsonutil_num(m, "memory_bytes")) : view_str("n/a"));
-	machine_row(rows, "Disk", view_any(json_object_get(m, "disk")));
-	machine_row(rows, "NIC", view_any(json_object_get(m, "nic")));
-	machine_row(rows, "OS", view_any(json_object_get(m, "os")));
+		    report_view_size(jsonutil_num(m, "memory_bytes")) : report_view_str("n/a"));
+	machine_row(rows, "Disk", report_view_any(json_object_get(m, "disk")));
+	machine_row(rows, "NIC", report_view_any(json_object_get(m, "nic")));
+	machine_row(rows, "OS", report_view_any(json_object_get(m, "os")));
 	if (jsonutil_str(m, "kernel") && jsonutil_str(m, "arch"))
-		machine_row(rows, "Kernel", view_strf("%s (%s)", jsonutil_str(m, "kernel"),
+		machine_row(rows, "Kernel", report_view_strf("%s (%s)", jsonutil_str(m, "kernel"),
 						      jsonutil_str(m, "arch")));
 	else
-		machine_row(rows, "Kernel", view_any(json_object_get(m, "kernel")));
-	machine_row(rows, "Compiler", view_any(json_object_get(m, "compiler")));
-	machine_row(rows, "CPU frequency governor", view_any(json_object_get(m, "governor")));
-	machine_row(rows, "Turbo/boost", view_any(json_object_get(m, "boost")));
+		machine_row(rows, "Kernel", report_view_any(json_object_get(m, "kernel")));
+	machine_row(rows, "Compiler", report_view_any(json_object_get(m, "compiler")));
+	machine_row(rows, "CPU frequency governor", report_view_any(json_object_get(m, "governor")));
+	machine_row(rows, "Turbo/boost", report_view_any(json_object_get(m, "boost")));
 	v = json_object_get(m, "aslr");
 	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 2) {
 		static const char *aslr[] = { "off (0)", "partial (1)", "full (2)" };
 
-		machine_row(rows, "ASLR", view_str(aslr[json_integer_value(v)]));
+		machine_row(rows, "ASLR", report_view_str(aslr[json_integer_value(v)]));
 	} else {
-		machine_row(rows, "ASLR", view_any(v));
+		machine_row(rows, "ASLR", report_view_any(v));
 	}
-	machine_row(rows, "Transparent huge pages", view_any(json_object_get(m, "thp")));
-	machine_row(rows, "Virtualisation", view_any(json_object_get(m, "virtualization")));
+	machine_row(rows, "Transparent huge pages", report_view_any(json_object_get(m, "thp")));
+	machine_row(rows, "Virtualisation", report_view_any(json_object_get(m, "virtualization")));
 	v = json_object_get(m, "load_avg");
 	if (json_array_size(v) == 3)
-		machine_row(rows, "Load average", view_strf("%.2f, %.2f, %.2f (1, 5, 15 min)",
+		machine_row(rows, "Load average", report_view_strf("%.2f, %.2f, %.2f (1, 5, 15 min)",
 							    json_number_value(json_array_get(v, 0)),
 							    json_number_value(json_array_get(v, 1)),
 							    json_number_value(json_array_get(v, 2))));
 	else
-		machine_row(rows, "Load average", view_any(v));
-	machine_row(rows, "Privileged", view_any(json_object_get(m, "privileged")));
+		machine_row(rows, "Load average", report_view_any(v));
+	machine_row(rows, "Privileged", report_view_any(json_object_get(m, "privileged")));
 	return rows;
 }

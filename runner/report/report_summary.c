@@ -4,8 +4,8 @@
 #include "report/report_summary.h"
 #include "report/report_points.h"
 #include "report/report_view.h"
-#include "report/chart.h"
 #include "lib/jsonutil.h"
+#include "lib/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,11 +23,11 @@ static void summary_row(json_t *summary, const char *operation, const char *anch
 {
 	json_t *r = json_object();
 
-	view_put(r, "operation", view_line(operation));
-	view_put(r, "anchor", view_str(anchor));
-	view_put(r, "predicted", predicted);
-	view_put(r, "measured", measured);
-	view_put(r, "cycles", cycles);
+	report_view_put(r, "operation", report_view_line(operation));
+	report_view_put(r, "anchor", report_view_str(anchor));
+	report_view_put(r, "predicted", predicted);
+	report_view_put(r, "measured", measured);
+	report_view_put(r, "cycles", cycles);
 	json_array_append_new(summary, r);
 }
 
@@ -47,7 +47,7 @@ static size_t knee_rows(json_t *summary, json_t *e, const char *title, const cha
 			if (asprintf(&op, "%s: %s (%s)", title, jsonutil_str(r, "level"),
 				     jsonutil_str(k, "series")) < 0)
 				op = NULL;
-			summary_row(summary, op ? op : title, anchor, view_str(VIEW_DASH),
+			summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
 				    json_incref(json_object_get(r, "latency")),
 				    json_incref(json_object_get(r, "cycles")));
 			free(op);
@@ -69,8 +69,8 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 		if (point_has_value(pt))
 			n_ok++;
 	if (n_ok == 0) {
-		summary_row(summary, title, anchor, view_str(VIEW_DASH),
-			    view_strf("%s", jsonutil_str(e, "status")), view_str(VIEW_DASH));
+		summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
+			    report_view_strf("%s", jsonutil_str(e, "status")), report_view_str(REPORT_VIEW_DASH));
 		return;
 	}
 	json_array_foreach(points, i, pt) {
@@ -95,9 +95,9 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 			op = strdup(title);
 		}
 		summary_row(summary, op ? op : title, anchor,
-			    isfinite(pv) ? view_num_unit(pv * d->scale, d->label) : view_str(VIEW_DASH),
-			    view_num_unit(est * d->scale, d->label),
-			    isfinite(d->cyc) ? view_num(est * d->cyc) : view_str(VIEW_DASH));
+			    isfinite(pv) ? report_view_num_unit(pv * d->scale, d->label) : report_view_str(REPORT_VIEW_DASH),
+			    report_view_num_unit(est * d->scale, d->label),
+			    isfinite(d->cyc) ? report_view_num(est * d->cyc) : report_view_str(REPORT_VIEW_DASH));
 		free(op);
 		free(label);
 		rows++;
@@ -108,12 +108,12 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 		/* a long sweep without predictions or findings: its range */
 		char a[64], b[64], ca[64], cb[64];
 
-		chart_format_number(lo * d->scale, a, sizeof a);
-		chart_format_number(hi * d->scale, b, sizeof b);
-		chart_format_number(lo * d->cyc, ca, sizeof ca);
-		chart_format_number(hi * d->cyc, cb, sizeof cb);
-		summary_row(summary, title, anchor, view_str(VIEW_DASH),
-			    view_strf("%s" VIEW_DASH "%s %s", a, b, d->label),
-			    isfinite(d->cyc) ? view_strf("%s" VIEW_DASH "%s", ca, cb) : view_str(VIEW_DASH));
+		units_format_number(lo * d->scale, a, sizeof a);
+		units_format_number(hi * d->scale, b, sizeof b);
+		units_format_number(lo * d->cyc, ca, sizeof ca);
+		units_format_number(hi * d->cyc, cb, sizeof cb);
+		summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
+			    report_view_strf("%s" REPORT_VIEW_DASH "%s %s", a, b, d->label),
+			    isfinite(d->cyc) ? report_view_strf("%s" REPORT_VIEW_DASH "%s", ca, cb) : report_view_str(REPORT_VIEW_DASH));
 	}
 }

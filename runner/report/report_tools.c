@@ -176,7 +176,7 @@ int report_tools_chart(struct report_tools *t, const char *base, int png, int pd
 
 	strf(script, sizeof script, "charts/%s.gp", base);
 	vars[0] = '\0';
-	/* base is a safe name (view_safe_name): no quote can occur in it */
+	/* base is a safe name (report_view_safe_name): no quote can occur in it */
 	if (png)
 		strf(vars, sizeof vars, "png_out='charts/.%s.png.tmp'; ", base);
 	if (pdf)

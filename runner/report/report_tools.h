@@ -29,7 +29,7 @@ int report_tools_found(const char *prog);
 /* Whether path is a regular file with something in it. */
 int report_tools_nonempty(const char *path);
 
-/* Run gnuplot on charts/<base>.gp (base: a safe name, view_safe_name) to
+/* Run gnuplot on charts/<base>.gp (base: a safe name, report_view_safe_name) to
    draw charts/<base>.png and/or .pdf; *has_png / *has_pdf are set for the
    pictures drawn.  Returns 0, or -1 with why in msg. */
 int report_tools_chart(struct report_tools *t, const char *base, int png, int pdf,

@@ -3,8 +3,8 @@
  * and any machine value as text (report_view.h).
  */
 #include "report/report_view.h"
-#include "report/chart.h"
 #include "lib/strf.h"
+#include "lib/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-json_t *view_str(const char *s)
+json_t *report_view_str(const char *s)
 {
 	json_t *v = json_string(s ? s : "");
 
 	return v ? v : json_string("?");
 }
 
-json_t *view_strf(const char *fmt, ...)
+json_t *report_view_strf(const char *fmt, ...)
 {
 	char *s = NULL;
 	json_t *v;
@@ -29,12 +29,12 @@ json_t *view_strf(const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	v = view_str(s ? s : "?");
+	v = report_view_str(s ? s : "?");
 	free(s);
 	return v;
 }
 
-void view_put(json_t *o, const char *key, json_t *v)
+void report_view_put(json_t *o, const char *key, json_t *v)
 {
 	json_object_set_new(o, key, v ? v : json_null());
 }
@@ -51,10 +51,10 @@ static char *one_line(const char *s)
 	return out;
 }
 
-json_t *view_line(const char *s)
+json_t *report_view_line(const char *s)
 {
 	char *l = one_line(s);
-	json_t *v = view_str(l ? l : "?");
+	json_t *v = report_view_str(l ? l : "?");
 
 	free(l);
 	return v;
@@ -62,44 +62,44 @@ json_t *view_line(const char *s)
 
 /* ------------------------------------------------------- numbers and sizes */
 
-json_t *view_num(double v)
+json_t *report_view_num(double v)
 {
 	char buf[64];
 
 	if (!isfinite(v))
-		return view_str(VIEW_DASH);
-	chart_format_number(v, buf, sizeof buf);
-	return view_str(buf);
+		return report_view_str(REPORT_VIEW_DASH);
+	units_format_number(v, buf, sizeof buf);
+	return report_view_str(buf);
 }
 
-json_t *view_num_unit(double v, const char *unit)
+json_t *report_view_num_unit(double v, const char *unit)
 {
 	char buf[64];
 
 	if (!isfinite(v))
-		return view_str(VIEW_DASH);
-	chart_format_number(v, buf, sizeof buf);
-	return view_strf("%s %s", buf, unit);
+		return report_view_str(REPORT_VIEW_DASH);
+	units_format_number(v, buf, sizeof buf);
+	return report_view_strf("%s %s", buf, unit);
 }
 
-json_t *view_ci(double lo, double hi)
+json_t *report_view_ci(double lo, double hi)
 {
 	char a[64], b[64];
 
 	if (!isfinite(lo) || !isfinite(hi))
-		return view_str(VIEW_DASH);
-	chart_format_number(lo, a, sizeof a);
-	chart_format_number(hi, b, sizeof b);
-	return view_strf("[%s, %s]", a, b);
+		return report_view_str(REPORT_VIEW_DASH);
+	units_format_number(lo, a, sizeof a);
+	units_format_number(hi, b, sizeof b);
+	return report_view_strf("[%s, %s]", a, b);
 }
 
 /* The chart's compact "32KiB" with a space before the unit. */
-void view_size_text(double bytes, char *buf, size_t len)
+void report_view_size_text(double bytes, char *buf, size_t len)
 {
 	char compact[64];
 	size_t i = 0;
 
-	chart_format_size(bytes, compact, sizeof compact);
+	units_format_size_short(bytes, compact, sizeof compact);
 	while (compact[i] == '.' || compact[i] == '-' || (compact[i] >= '0' && compact[i] <= '9'))
 		i++;
 	if (i > 0 && compact[i])
@@ -108,19 +108,19 @@ void view_size_text(double bytes, char *buf, size_t len)
 		strf(buf, len, "%s", compact);
 }
 
-json_t *view_size(double bytes)
+json_t *report_view_size(double bytes)
 {
 	char buf[64];
 
 	if (!isfinite(bytes))
-		return view_str(VIEW_DASH);
-	view_size_text(bytes, buf, sizeof buf);
-	return view_str(buf);
+		return report_view_str(REPORT_VIEW_DASH);
+	report_view_size_text(bytes, buf, sizeof buf);
+	return report_view_str(buf);
 }
 
 /* --------------------------------------------------------- machine values */
 
-void view_any_text(FILE *f, json_t *v)
+void report_view_any_text(FILE *f, json_t *v)
 {
 	size_t i;
 	const char *k;
@@ -140,7 +140,7 @@ void view_any_text(FILE *f, json_t *v)
 		json_array_foreach(v, i, e) {
 			if (i)
 				fputs("; ", f);
-			view_any_text(f, e);
+			report_view_any_text(f, e);
 		}
 		if (json_array_size(v) == 0)
 			fputs("n/a", f);
@@ -151,14 +151,14 @@ void view_any_text(FILE *f, json_t *v)
 			if (json_is_null(e))
 				continue;
 			fprintf(f, "%s%s: ", i++ ? ", " : "", k);
-			view_any_text(f, e);
+			report_view_any_text(f, e);
 		}
 		if (i == 0)
 			fputs("n/a", f);
 	}
 }
 
-json_t *view_any(json_t *v)
+json_t *report_view_any(json_t *v)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -166,27 +166,27 @@ json_t *view_any(json_t *v)
 	json_t *out;
 
 	if (!f)
-		return view_str("?");
-	view_any_text(f, v);
+		return report_view_str("?");
+	report_view_any_text(f, v);
 	fclose(f);
-	out = view_line(buf);
+	out = report_view_line(buf);
 	free(buf);
 	return out;
 }
 
 /* ------------------------------------------------------------------ dates */
 
-json_t *view_date(const char *iso)
+json_t *report_view_date(const char *iso)
 {
 	char buf[64];
 
 	if (!iso)
-		return view_str("n/a");
+		return report_view_str("n/a");
 	if (strlen(iso) >= 19 && iso[10] == 'T') {
 		strf(buf, sizeof buf, "%.10s %.8s UTC", iso, iso + 11);
-		return view_str(buf);
+		return report_view_str(buf);
 	}
-	return view_str(iso);
+	return report_view_str(iso);
 }
 
 static int parse_utc(const char *iso, time_t *t)
@@ -200,24 +200,24 @@ static int parse_utc(const char *iso, time_t *t)
 	return 0;
 }
 
-json_t *view_duration(const char *from, const char *to)
+json_t *report_view_duration(const char *from, const char *to)
 {
 	time_t a, b;
 	long s;
 
 	if (parse_utc(from, &a) < 0 || parse_utc(to, &b) < 0 || b < a)
-		return view_str("n/a");
+		return report_view_str("n/a");
 	s = (long)(b - a);
 	if (s >= 3600)
-		return view_strf("%ld h %ld min %ld s", s / 3600, s / 60 % 60, s % 60);
+		return report_view_strf("%ld h %ld min %ld s", s / 3600, s / 60 % 60, s % 60);
 	if (s >= 60)
-		return view_strf("%ld min %ld s", s / 60, s % 60);
-	return view_strf("%ld s", s);
+		return report_view_strf("%ld min %ld s", s / 60, s % 60);
+	return report_view_strf("%ld s", s);
 }
 
 /* ------------------------------------------------------------------ names */
 
-void view_safe_name(const char *s, char *out, size_t len)
+void report_view_safe_name(const char *s, char *out, size_t len)
 {
 	size_t i;
 
