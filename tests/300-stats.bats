@@ -20,11 +20,27 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	[ "$(json "$f" 'd["points"][0]["cycles"]["estimate"] > 0')" = true ]
 }
 
-@test "the same seed reproduces samples, estimate and CI exactly" {
-	"$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 11 "$S/fixed.yaml"
-	"$RUNNER" --no-report -q -o "$OUT" --run-id b --seed 11 "$S/fixed.yaml"
-	[ "$(json "$(r a fixed)" '[d["points"][0]["estimate"], d["points"][0]["ci"]]')" = \
-	  "$(json "$(r b fixed)" '[d["points"][0]["estimate"], d["points"][0]["ci"]]')" ]
+@test "the same seed reproduces samples, estimate and CI exactly; another seed does not" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 11 "$S/fixed.yaml"
+	[ "$status" -eq 0 ]
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id b --seed 11 "$S/fixed.yaml"
+	[ "$status" -eq 0 ]
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id c --seed 12 "$S/fixed.yaml"
+	[ "$status" -eq 0 ]
+	# every sample (value and flags), the estimate, the CI, n and the spread;
+	# an assignment fails the test when the lookup fails
+	q='[[[s["value"], s["warmup"], s["valid"], s["outlier"]] for s in p["samples"]]
+	    + [p["n"], p["n_outliers"], p["estimate"], p["ci"], p["stats"]] for p in d["points"]]'
+	a=$(json "$(r a fixed)" "$q")
+	b=$(json "$(r b fixed)" "$q")
+	c=$(json "$(r c fixed)" "$q")
+	# the lookups found what they claim: 22 samples (2 warmups), a finite
+	# estimate inside a finite CI
+	[ "$(json "$(r a fixed)" 'len(d["points"][0]["samples"])')" = 22 ]
+	[ "$(json "$(r a fixed)" 'all(isinstance(x, float) for x in [d["points"][0]["estimate"]] + d["points"][0]["ci"])')" = true ]
+	[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); false; }
+	# ... and a different seed gives different samples: the comparison can fail
+	[ "$a" != "$c" ]
 }
 
 @test "subtract removes another experiment's per-op estimate; prediction and reference are judged" {

@@ -57,11 +57,23 @@ setup_file() {
 	echo $? >"$BATS_FILE_TMPDIR/full.rc"
 }
 
-@test "report: renders the fixture run, exit 0, prints the run folder" {
+@test "report: renders the fixture run, exit 0, nothing on stdout, both reports hold every section" {
 	[ "$(cat "$BATS_FILE_TMPDIR/full.rc")" -eq 0 ] || { cat "$BATS_FILE_TMPDIR/full.err"; false; }
-	[ "$(cat "$BATS_FILE_TMPDIR/full.out")" = "$FULL" ] || [ ! -s "$BATS_FILE_TMPDIR/full.out" ]
-	[ -s "$FULL/report.md" ]
-	[ -s "$FULL/report.tex" ]
+	# the run folder is the argument: nothing to print
+	[ ! -s "$BATS_FILE_TMPDIR/full.out" ]
+	md="$FULL/report.md" tex="$FULL/report.tex"
+	[ "$(head -1 "$md")" = "# Measurement report: testbox" ]
+	grep -qx '9 experiments: 7 complete, 1 partial, 0 failed, 1 skipped\.' "$md"
+	[ "$(grep '^## ' "$md" | tr '\n' '/')" = \
+	  "## Machine/## CPU and OS services/## Memory/## Network/## File system/## Harness/## Summary/" ]
+	[ "$(grep '^### ' "$md" | tr '\n' '/')" = \
+	  "### Timer overhead/### System call/### Context switch/### RAM access time/### Page fault service time/### RAM bandwidth/### TCP round trip/### Read APIs/### Harness overhead/" ]
+	grep -q '^\\documentclass' "$tex"
+	grep -qx '\\begin{document}' "$tex"
+	[ "$(tail -1 "$tex")" = '\end{document}' ]
+	[ "$(grep -o '^\\subsection{[^}]*}' "$tex" | tr '\n' '/')" = \
+	  '\subsection{Timer overhead}/\subsection{System call}/\subsection{Context switch}/\subsection{RAM access time}/\subsection{Page fault service time}/\subsection{RAM bandwidth}/\subsection{TCP round trip}/\subsection{Read APIs}/\subsection{Harness overhead}/' ]
+	grep -q '^\\section{Summary}' "$tex"
 }
 
 @test "report: report.md matches the golden file" {
@@ -241,6 +253,9 @@ setup_file() {
 	"$RUNNER" report "$R" --format md
 	cp "$R/report.md" "$BATS_TEST_TMPDIR/first.md"
 	"$RUNNER" report "$R" --format md
+	# a real report (not two empty files), and the same one twice
+	[ "$(head -1 "$R/report.md")" = "# Measurement report: testbox" ]
+	grep -q '^## Summary$' "$R/report.md"
 	cmp "$BATS_TEST_TMPDIR/first.md" "$R/report.md"
 }
 
