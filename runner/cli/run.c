@@ -6,9 +6,7 @@
  * (exec.c); each experiment's JSON is rewritten atomically after every
  * point, so a crash, a kill or Ctrl-C keeps every finished point.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <ftw.h>
 #include <math.h>
 #include <signal.h>
@@ -29,6 +27,7 @@
 #include "results/results.h"
 #include "cli/run.h"
 #include "spec/spec.h"
+#include "lib/suggest.h"
 #include "lib/units.h"
 
 #ifndef SYSMETER_VERSION
@@ -38,14 +37,12 @@
 /* One experiment of the run. */
 struct exp {
 	struct spec spec;
-	int loaded;			/* spec parsed */
 	struct loaded_probe lp;
 	int probe_ok;
 	char probe_err[512];		/* loader message when !probe_ok */
 	struct plan_point *pts;
 	size_t n_pts;
 	json_t *result;			/* filled as points finish */
-	int selected;			/* passed --filter (or pulled in as a dependency) */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -56,102 +53,12 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Expand the command line's paths: a directory means its *.yaml files in
-   name order; a file is taken as it is (spec_load reports unreadable). */
-static int collect(char **paths, size_t npaths, char ***files, size_t *nfiles)
-{
-	char **v = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < npaths; i++) {
-		struct stat st;
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			DIR *d = opendir(paths[i]);
-			struct dirent *de;
-			size_t first = n;
-			if (!d) {
-				fprintf(stderr, "runner: %s: cannot read: %s\n", paths[i], strerror(errno));
-				goto fail;
-			}
-			while ((de = readdir(d))) {
-				if (de->d_name[0] == '.' ||
-				    !(has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".yml")))
-					continue;
-				char *p;
-				const char *sep = has_suffix(paths[i], "/") ? "" : "/";
-				if (asprintf(&p, "%s%s%s", paths[i], sep, de->d_name) < 0)
-					break;
-				v = realloc(v, (n + 1) * sizeof *v);
-				v[n++] = p;
-			}
-			closedir(d);
-			if (n == first) {
-				fprintf(stderr, "runner: %s: no specs (*.yaml) found\n", paths[i]);
-				goto fail;
-			}
-			qsort(v + first, n - first, sizeof *v, cmp_str);
-		} else {
-			v = realloc(v, (n + 1) * sizeof *v);
-			v[n++] = strdup(paths[i]);
-		}
-	}
-	*files = v;
-	*nfiles = n;
-	return 0;
-fail:
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	return -1;
-}
-
 static struct exp *find_exp(struct exp *e, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (e[i].loaded && strcmp(e[i].spec.name, name) == 0)
+		if (strcmp(e[i].spec.name, name) == 0)
 			return &e[i];
 	return NULL;
-}
-
-/* Apply --set EXP.KEY=VALUE to the experiments it names ('*' = all). */
-static int apply_sets(struct exp *e, size_t n, const struct run_opts *o)
-{
-	for (size_t k = 0; k < o->n_sets; k++) {
-		const char *a = o->sets[k], *dot = strchr(a, '.'), *eq = strchr(a, '=');
-		char err[1024];
-		int hit = 0;
-		if (!dot || !eq || dot > eq || dot == a) {
-			fprintf(stderr, "runner: --set %s: expected EXPERIMENT.KEY=VALUE\n", a);
-			return -1;
-		}
-		for (size_t i = 0; i < n; i++) {
-			size_t len = (size_t)(dot - a);
-			if (!(len == 1 && a[0] == '*') &&
-			    !(strlen(e[i].spec.name) == len && strncmp(e[i].spec.name, a, len) == 0))
-				continue;
-			hit = 1;
-			if (spec_override(&e[i].spec, dot + 1, err, sizeof err) < 0) {
-				fprintf(stderr, "runner: --set %s: %s\n", a, err);
-				return -1;
-			}
-		}
-		if (!hit) {
-			fprintf(stderr, "runner: --set %s: no experiment '%.*s' in this run\n", a,
-				(int)(dot - a), a);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* A probe name close to an unknown one, from the probe directory. */
@@ -162,7 +69,7 @@ static void suggest_probe(const char *name, char *buf, size_t len)
 	buf[0] = 0;
 	if (loader_list(&names, &n) < 0)
 		return;
-	const char *s = spec_suggest(name, (const char *const *)names, n);
+	const char *s = suggest_word(name, (const char *const *)names, n);
 	if (s)
 		snprintf(buf, len, " (did you mean '%s'?)", s);
 	for (size_t i = 0; i < n; i++)
@@ -170,119 +77,26 @@ static void suggest_probe(const char *name, char *buf, size_t len)
 	free(names);
 }
 
-/* Apply a spec's own `quick:` assignments to it (under --quick, or to a
-   throw-away copy to validate them).  Errors name the entry's position. */
-static int apply_quick(struct spec *s, char *err, size_t errlen)
-{
-	size_t n = s->n_quick;
-	char **a = calloc(n + 1, sizeof *a);
-	struct spec_pos *pos = calloc(n + 1, sizeof *pos);
-	char *file = strdup(s->file), msg[1024];
-	int rc = 0;
-
-	/* spec_override replaces *s: keep our own copies. */
-	for (size_t i = 0; i < n; i++) {
-		a[i] = strdup(s->quick[i]);
-		pos[i] = s->quick_pos[i];
-	}
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (spec_override(s, a[i], msg, sizeof msg) < 0) {
-			snprintf(err, errlen, "%s:%d:%d: quick: %s", file, pos[i].line, pos[i].col, msg);
-			rc = -1;
-		}
-	for (size_t i = 0; i < n; i++)
-		free(a[i]);
-	free(a);
-	free(pos);
-	free(file);
-	return rc;
-}
-
-/* Load, override, filter, resolve probes, bind, plan: everything that can
-   reject the input.  Returns 0 or 2 (message printed). */
+/* The plan's experiments, each with its probe resolved and its points
+   expanded: everything that can reject the input.  Returns 0 or 2
+   (message printed). */
 static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct exp **out,
 		   size_t *nout)
 {
-	struct exp *e = calloc(nfiles + 1, sizeof *e);
-	size_t n = 0;
+	struct plan_opts po = {.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters,
+			       .n_filters = o->n_filters, .quick = o->quick};
+	struct spec *specs;
+	size_t n;
 	char err[2048];
 
-	for (size_t i = 0; i < nfiles; i++) {
-		if (spec_load(files[i], &e[n].spec, err, sizeof err) < 0) {
-			fprintf(stderr, "runner: %s\n", err);
-			goto bad;
-		}
-		e[n].loaded = 1;
-		if (o->quick && apply_quick(&e[n].spec, err, sizeof err) < 0) {
-			fprintf(stderr, "runner: %s\n", err);
-			n++;
-			goto bad;
-		}
-		struct exp *dup = find_exp(e, n, e[n].spec.name);
-		if (dup) {
-			fprintf(stderr, "runner: %s: experiment '%s' is also defined in %s\n",
-				files[i], e[n].spec.name, dup->spec.file);
-			n++;
-			goto bad;
-		}
-		n++;
+	if (plan_specs(files, nfiles, &po, &specs, &n, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return 2;
 	}
-	if (apply_sets(e, n, o) < 0)
-		goto bad;
-	/* --filter, then pull in what the selected experiments subtract, from
-	   the run or from a spec file of that name beside the user's spec. */
-	for (size_t i = 0; i < n; i++) {
-		e[i].selected = o->n_filters == 0;
-		for (size_t f = 0; f < o->n_filters; f++)
-			if (fnmatch(o->filters[f], e[i].spec.name, 0) == 0)
-				e[i].selected = 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!e[i].selected)
-			continue;
-		for (size_t d = 0; d < e[i].spec.n_subtract; d++) {
-			const char *dep = e[i].spec.subtract[d];
-			struct exp *x = find_exp(e, n, dep);
-			if (x) {
-				x->selected = 1;
-				continue;
-			}
-			char path[4096], *slash;
-			snprintf(path, sizeof path, "%s", e[i].spec.file);
-			slash = strrchr(path, '/');
-			snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
-				 "%s.yaml", dep);
-			if (access(path, R_OK) != 0)
-				continue;	/* plan_order reports it with its position */
-			e = realloc(e, (n + 2) * sizeof *e);
-			memset(&e[n], 0, sizeof e[n]);
-			if (spec_load(path, &e[n].spec, err, sizeof err) < 0) {
-				fprintf(stderr, "runner: %s\n", err);
-				n++;
-				goto bad;
-			}
-			e[n].loaded = e[n].selected = 1;
-			n++;
-			if (o->quick && apply_quick(&e[n - 1].spec, err, sizeof err) < 0) {
-				fprintf(stderr, "runner: %s\n", err);
-				goto bad;
-			}
-			/* --set for it was already rejected if it named it; apply '*'. */
-		}
-	}
-	/* Drop the unselected. */
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (e[i].selected)
-			e[k++] = e[i];
-		else
-			spec_free(&e[i].spec);
-	}
-	n = k;
-	if (n == 0) {
-		fprintf(stderr, "runner: no experiment matches the filter\n");
-		goto bad;
-	}
+	struct exp *e = calloc(n + 1, sizeof *e);
+	for (size_t i = 0; i < n; i++)
+		e[i].spec = specs[i];	/* moved: the exp owns it now */
+	free(specs);
 	for (size_t i = 0; i < n; i++) {
 		struct spec *s = &e[i].spec;
 		if (loader_open(s->probe, &e[i].lp, e[i].probe_err, sizeof e[i].probe_err) < 0) {
@@ -301,26 +115,7 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 			continue;	/* recorded as a failed experiment when run */
 		}
 		e[i].probe_ok = 1;
-		if (s->n_quick) {
-			/* Validate the quick profile on a copy, whether or not this
-			   is a quick run, so its errors name its own lines. */
-			struct spec q;
-			int bad = spec_load(s->file, &q, err, sizeof err) < 0 ||
-				  spec_bind(&q, e[i].lp.p, err, sizeof err) < 0 ||
-				  apply_quick(&q, err, sizeof err) < 0;
-			spec_free(&q);
-			if (bad) {
-				fprintf(stderr, "runner: %s\n", err);
-				goto bad;
-			}
-		}
-		if (spec_bind(s, e[i].lp.p, err, sizeof err) < 0) {
-			fprintf(stderr, "runner: %s\n", err);
-			goto bad;
-		}
-		if (o->quick)
-			plan_quick(s);
-		if (plan_points(s, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
+		if (plan_bind(s, e[i].lp.p, o->quick, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: %s\n", err);
 			goto bad;
 		}
@@ -717,12 +512,12 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 	struct exp *e = NULL;
 	int rc;
 
-	if (collect(paths, npaths, &files, &nfiles) < 0)
+	if (plan_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
 		return 2;
+	}
 	rc = prepare(files, nfiles, o, &e, &n);
-	for (size_t i = 0; i < nfiles; i++)
-		free(files[i]);
-	free(files);
+	plan_files_free(files, nfiles);
 	if (rc)
 		return rc;
 
