@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results/analyze.h"
 #include "cli/compare.h"
 #include "results/results.h"
 #include "stats/stats.h"
@@ -79,7 +78,7 @@ int compare_main(const char *run_a, const char *run_b)
 				if (strcmp(ta, tb) != 0)
 					continue;
 				double *va, *vb;
-				size_t na = analyze_kept(pa, &va), nb = analyze_kept(pb, &vb);
+				size_t na = results_kept(pa, &va), nb = results_kept(pb, &vb);
 				struct stats_compare sc;
 				stats_compare(va, na, vb, nb, &sc);
 				double ea = json_number_value(json_object_get(pa, "estimate"));

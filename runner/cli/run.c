@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "results/analyze.h"
 #include "exec/exec.h"
 #include "exec/loader.h"
 #include "machine/machine.h"
@@ -29,10 +28,6 @@
 #include "spec/spec.h"
 #include "lib/suggest.h"
 #include "lib/units.h"
-
-#ifndef SYSMETER_VERSION
-#define SYSMETER_VERSION "0.1.0"
-#endif
 
 /* One experiment of the run. */
 struct exp {
@@ -146,119 +141,6 @@ static void free_exps(struct exp *e, size_t n)
 	free(e);
 }
 
-/* --- the resolved spec, for the result file ---------------------------- */
-
-static json_t *resolved_spec(const struct spec *s)
-{
-	static const char *outl[] = {"none", "tukey", "mad", "median_ratio", "trim"};
-	static const char *est[] = {"mean", "median", "min", "max", "trimmed_mean"};
-	json_t *j = json_object(), *params = json_object(), *sub = json_array(), *fi = json_array();
-
-	if (s->bound)
-		for (size_t a = 0; a < s->n_axis; a++) {
-			json_t *vals = json_array();
-			for (size_t v = 0; v < s->axis_n[a]; v++)
-				json_array_append_new(vals, json_string(s->axis[a][v].text));
-			json_object_set_new(params, s->bound->params[a].name, vals);
-		}
-	for (size_t i = 0; i < s->n_subtract; i++)
-		json_array_append_new(sub, json_string(s->subtract[i]));
-	for (size_t i = 0; i < s->n_findings; i++)
-		json_array_append_new(fi, json_string(s->findings[i]));
-	json_object_set_new(j, "file", json_string(s->file));
-	json_object_set_new(j, "name", json_string(s->name));
-	json_object_set_new(j, "title", json_string(s->title));
-	json_object_set_new(j, "group", json_string(s->group));
-	json_object_set_new(j, "probe", json_string(s->probe));
-	json_object_set_new(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
-	json_object_set_new(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
-		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
-		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
-	json_object_set_new(j, "warmup", json_integer(s->warmup));
-	json_object_set_new(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
-							   : json_string("auto"));
-	json_object_set_new(j, "min_sample_time_s", results_num(s->min_sample_time));
-	json_object_set_new(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
-		"k", results_num(s->out_k), "lo", results_num(s->out_lo), "hi", results_num(s->out_hi)));
-	json_object_set_new(j, "estimate", json_pack("{s:s,s:o}", "name", est[s->estimate],
-						     "p", results_num(s->est_p)));
-	json_object_set_new(j, "subtract", sub);
-	json_object_set_new(j, "cpu", s->cpu >= 0 ? json_integer(s->cpu) : json_null());
-	json_object_set_new(j, "priority", s->has_priority ? json_integer(s->priority) : json_null());
-	json_object_set_new(j, "timeout_s", results_num(s->timeout));
-	json_object_set_new(j, "params", params);
-	if (s->chart.present) {
-		json_t *c = json_object();
-#define CH(k) json_object_set_new(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
-		CH(x); CH(y); CH(series); CH(xlabel); CH(ylabel); CH(title); CH(kind);
-#undef CH
-		json_object_set_new(c, "logx", json_integer(s->chart.logx));
-		json_object_set_new(c, "logy", json_integer(s->chart.logy));
-		json_object_set_new(j, "chart", c);
-	} else {
-		json_object_set_new(j, "chart", json_null());
-	}
-	json_t *pred = json_array();
-	for (size_t i = 0; i < s->n_predict; i++) {
-		json_t *w = json_object();
-		for (size_t k = 0; k < s->predict[i].n_where; k++)
-			json_object_set_new(w, s->predict[i].where[k].param,
-					    json_string(s->predict[i].where[k].text));
-		json_array_append_new(pred, json_pack("{s:o,s:o,s:s,s:s}", "where", w,
-			"value", results_num(s->predict[i].value),
-			"value_text", s->predict[i].value_text ? s->predict[i].value_text : "",
-			"why", s->predict[i].why ? s->predict[i].why : ""));
-	}
-	json_object_set_new(j, "predict", pred);
-	json_object_set_new(j, "findings", fi);
-	return j;
-}
-
-static json_t *probe_json(const struct exp *x)
-{
-	const struct probe *p = x->lp.p;
-	json_t *metrics = json_array(), *params = json_array();
-	static const char *types[] = {"?", "int", "size", "time", "double", "string", "bool"};
-	for (size_t i = 0; i < x->lp.n_metrics; i++)
-		json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", p->metrics[i].name,
-			"unit", p->metrics[i].unit ? p->metrics[i].unit : "",
-			"help", p->metrics[i].help ? p->metrics[i].help : ""));
-	for (size_t i = 0; i < x->lp.n_params; i++) {
-		const struct probe_param *pp = &p->params[i];
-		json_array_append_new(params, json_pack("{s:s,s:s,s:s,s:s}", "name", pp->name,
-			"type", pp->type >= 1 && pp->type <= 6 ? types[pp->type] : "?",
-			"default", pp->def ? pp->def : "", "help", pp->help ? pp->help : ""));
-	}
-	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:i,s:o,s:o}", "name", p->name,
-			 "version", p->version ? p->version : "", "summary", p->summary ? p->summary : "",
-			 "unit", p->unit ? p->unit : "", "bigger_is_better", p->bigger_is_better,
-			 "path", x->lp.path, "sha256", x->lp.sha256, "abi", (int)p->abi,
-			 "metrics", metrics, "params", params);
-}
-
-static json_t *new_result(const struct exp *x, double tsc_hz)
-{
-	const struct spec *s = &x->spec;
-	json_t *r = json_object();
-	json_object_set_new(r, "schema", json_string("sysmeter.result/1"));
-	json_object_set_new(r, "experiment", json_string(s->name));
-	json_object_set_new(r, "title", json_string(s->title));
-	json_object_set_new(r, "group", json_string(s->group));
-	json_object_set_new(r, "description", json_string(s->description ? s->description : ""));
-	json_object_set_new(r, "status", json_string("running"));
-	if (x->probe_ok)
-		json_object_set_new(r, "probe", probe_json(x));
-	else
-		json_object_set_new(r, "probe", json_pack("{s:s,s:n,s:s,s:b,s:n,s:n,s:[],s:[]}",
-			"name", s->probe, "version", "unit", "", "bigger_is_better", 0, "path", "sha256",
-			"metrics", "params"));
-	json_object_set_new(r, "tsc_hz", results_num(tsc_hz));
-	json_object_set_new(r, "spec", resolved_spec(s));
-	json_object_set_new(r, "points", json_array());
-	json_object_set_new(r, "findings", json_object());
-	return r;
-}
-
 /* --- progress ---------------------------------------------------------- */
 
 struct progress {
@@ -310,120 +192,6 @@ static void on_sample(void *arg, const struct point_result *r)
 }
 
 /* --- the run folder ---------------------------------------------------- */
-
-static char *git_commit(void)
-{
-	/* The runner's source checkout, if it is one: read .git/HEAD beside
-	   the binary's parent (build/runner -> ..) without running git. */
-	char exe[4096], path[4400], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
-		*slash = 0;
-	snprintf(path, sizeof path, "%s/.git/HEAD", exe);
-	FILE *f = fopen(path, "r");
-	char line[512];
-	if (!f)
-		return NULL;
-	if (!fgets(line, sizeof line, f)) {
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	line[strcspn(line, "\n")] = 0;
-	if (strncmp(line, "ref: ", 5) != 0)
-		return strdup(line);
-	snprintf(path, sizeof path, "%s/.git/%s", exe, line + 5);
-	f = fopen(path, "r");
-	if (!f) {
-		/* packed refs */
-		snprintf(path, sizeof path, "%s/.git/packed-refs", exe);
-		if (!(f = fopen(path, "r")))
-			return NULL;
-		char l2[600], *res = NULL;
-		while (!res && fgets(l2, sizeof l2, f)) {
-			l2[strcspn(l2, "\n")] = 0;
-			char *sp = strchr(l2, ' ');
-			if (sp && strcmp(sp + 1, line + 5) == 0) {
-				*sp = 0;
-				res = strdup(l2);
-			}
-		}
-		fclose(f);
-		return res;
-	}
-	char *r = fgets(line, sizeof line, f) ? strdup(line) : NULL;
-	fclose(f);
-	if (r)
-		r[strcspn(r, "\n")] = 0;
-	return r;
-}
-
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static json_t *manifest_new(const struct run_opts *o, const char *run_id, uint64_t seed,
-			    json_t *machine, struct exp *e, size_t n, const size_t *order)
-{
-	json_t *m = json_object(), *argv = json_array(), *sets = json_array(),
-	       *filters = json_array(), *exps = json_array();
-	char started[64], cwd[4096] = "";
-	char *commit = git_commit();
-
-	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
-	for (size_t i = 0; i < o->n_sets; i++)
-		json_array_append_new(sets, json_string(o->sets[i]));
-	for (size_t i = 0; i < o->n_filters; i++)
-		json_array_append_new(filters, json_string(o->filters[i]));
-	iso_now(started, sizeof started);
-	if (!getcwd(cwd, sizeof cwd))
-		cwd[0] = 0;
-	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
-	json_object_set_new(m, "run_id", json_string(run_id));
-	json_object_set_new(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
-		"git_commit", commit ? json_string(commit) : json_null()));
-	free(commit);
-	json_object_set_new(m, "command_line", argv);
-	json_object_set_new(m, "cwd", json_string(cwd));
-	/* JSON numbers are doubles for most readers: keep the seed exact as text too. */
-	char seedtxt[32];
-	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)seed);
-	json_object_set_new(m, "seed", json_integer((json_int_t)(seed & 0x1fffffffffffffULL)));
-	json_object_set_new(m, "seed_text", json_string(seedtxt));
-	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o}", "quick", o->quick,
-		"set", sets, "filter", filters, "probe_dir", loader_dir(),
-		"peer", o->peer ? json_string(o->peer) : json_null()));
-	json_object_set_new(m, "started", json_string(started));
-	json_object_set_new(m, "finished", json_null());
-	json_object_set_new(m, "status", json_string("running"));
-	json_object_set_new(m, "exit_code", json_null());
-	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
-	json_object_set_new(m, "machine", json_incref(machine));
-	for (size_t k = 0; k < n; k++) {
-		struct exp *x = &e[order[k]];
-		json_t *pj = x->probe_ok ? json_pack("{s:s,s:s,s:s,s:i,s:s}", "name", x->lp.p->name,
-			"path", x->lp.path, "version", x->lp.p->version ? x->lp.p->version : "",
-			"abi", (int)x->lp.p->abi, "sha256", x->lp.sha256)
-					 : json_pack("{s:s,s:n,s:n,s:n,s:n,s:s}", "name", x->spec.probe,
-			"path", "version", "abi", "sha256", "error", x->probe_err);
-		char res[600];
-		snprintf(res, sizeof res, "results/%s.json", x->spec.name);
-		json_array_append_new(exps, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}",
-			"name", x->spec.name, "title", x->spec.title, "group", x->spec.group,
-			"file", x->spec.file, "spec_sha256", x->spec.sha256, "spec_text", x->spec.text,
-			"result", res, "status", "pending", "probe", pj));
-	}
-	json_object_set_new(m, "experiments", exps);
-	return m;
-}
 
 static int write_manifest(const char *dir, json_t *m)
 {
@@ -585,7 +353,16 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
 	double tsc_hz = machine_calibrate_tsc();
 	json_t *machine = machine_describe(tsc_hz);
-	json_t *manifest = manifest_new(o, run_id, seed, machine, e, n, order);
+	struct results_run rr = {
+		.run_id = run_id, .seed = seed, .argc = o->argc, .argv = o->argv,
+		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
+		.quick = o->quick, .probe_dir = loader_dir(), .peer = o->peer, .origin = o->origin,
+	};
+	json_t *manifest = results_manifest_new(&rr, machine);
+	for (size_t k = 0; k < n; k++) {
+		struct exp *x = &e[order[k]];
+		results_manifest_add(manifest, &x->spec, x->probe_ok ? &x->lp : NULL, x->probe_err);
+	}
 	write_manifest(dir, manifest);
 
 	/* Ctrl-C / SIGTERM: stop the running point (exec kills its process
@@ -612,14 +389,12 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 	json_t *all_results = json_array();
 	for (size_t k = 0; k < n && !interrupted; k++) {
 		struct exp *x = &e[order[k]];
-		x->result = new_result(x, tsc_hz);
+		x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, tsc_hz);
 		json_t *points = json_object_get(x->result, "points");
 		write_result(dir, x);	/* visible as "running" from the start */
 		if (!x->probe_ok) {
 			/* A broken probe fails its experiment, not the run. */
-			json_array_append_new(points, json_pack("{s:i,s:{},s:{},s:s,s:s,s:[],s:i,s:n,s:n,s:[]}",
-				"index", 0, "params", "params_text", "status", "failed", "reason", x->probe_err,
-				"samples", "n", 0, "estimate", "ci", "sanity"));
+			json_array_append_new(points, results_failed_point(x->probe_err));
 			fprintf(stderr, "runner: %s\n", x->probe_err);
 			pg.done_all++;
 		}
@@ -641,7 +416,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 			};
 			pg.point = pi;
 			if (o->verbose) {
-				json_t *pt_text = analyze_params(&x->spec, pt, 1);
+				json_t *pt_text = results_params(&x->spec, pt, 1);
 				char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
 				fprintf(stderr, "runner: '%s' point %zu/%zu %s\n", x->spec.name, pi + 1,
 					x->n_pts, t ? t : "");
@@ -651,26 +426,25 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 			if (exec_point(&ctx, &x->spec, &x->lp, pt, &r) < 0) {
 				fprintf(stderr, "runner: '%s': %s\n", x->spec.name, r.reason);
 			}
-			json_array_append_new(points, analyze_point(&x->spec, &x->lp, pt, &r, tsc_hz,
+			json_array_append_new(points, results_point(&x->spec, &x->lp, pt, &r, tsc_hz,
 								    pseed, deps));
 			exec_result_free(&r);
 			pg.done_all++;
 			json_object_set_new(x->result, "status",
-					    json_string(analyze_status(points, interrupted)));
+					    json_string(results_status(points, interrupted)));
 			write_result(dir, x);
 		}
 		free(deps);
 		if (pg.tty && !o->quiet)
 			fprintf(stderr, "\r\033[K");
 		if (x->probe_ok && x->spec.n_findings && !interrupted)
-			analyze_findings(&x->spec, x->result, machine);
-		const char *st = analyze_status(points, interrupted);
+			results_findings(&x->spec, x->result, machine);
+		const char *st = results_status(points, interrupted);
 		json_object_set_new(x->result, "status", json_string(st));
 		write_result(dir, x);
 		if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
 			any_failed = 1;
-		json_object_set_new(json_array_get(json_object_get(manifest, "experiments"), k), "status",
-				    json_string(st));
+		results_manifest_set_status(manifest, k, st);
 		write_manifest(dir, manifest);
 		json_array_append(all_results, x->result);
 		if (!o->quiet)
@@ -685,11 +459,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		fprintf(stderr, "runner: %s\n", err);
 	if (results_link_latest(o->out_dir, run_id, err, sizeof err) < 0)
 		fprintf(stderr, "runner: %s\n", err);
-	char fin[64];
-	iso_now(fin, sizeof fin);
-	json_object_set_new(manifest, "finished", json_string(fin));
-	json_object_set_new(manifest, "status", json_string(interrupted ? "interrupted" : "complete"));
-	json_object_set_new(manifest, "exit_code", json_integer(exit_code));
+	results_manifest_finish(manifest, interrupted ? "interrupted" : "complete", exit_code);
 	write_manifest(dir, manifest);
 	if (interrupted)
 		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", dir);

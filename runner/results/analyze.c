@@ -12,8 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "results/analyze.h"
+#include "exec/exec.h"
+#include "exec/loader.h"
+#include "plan/plan.h"
 #include "results/results.h"
+#include "spec/spec.h"
 #include "stats/stats.h"
 #include "lib/units.h"
 
@@ -23,7 +26,7 @@ static const char *est_name(enum spec_estimator e)
 	return n[e];
 }
 
-json_t *analyze_params(const struct spec *s, const struct plan_point *pt, int as_text)
+json_t *results_params(const struct spec *s, const struct plan_point *pt, int as_text)
 {
 	json_t *o = json_object();
 	const struct probe_param *pp = s->bound->params;
@@ -144,7 +147,7 @@ static double dep_value(const json_t *dep, const json_t *params, const char *uni
 	return v;
 }
 
-json_t *analyze_point(const struct spec *s, const struct loaded_probe *lp,
+json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
 		      uint64_t seed, json_t *const *deps)
 {
@@ -187,9 +190,9 @@ json_t *analyze_point(const struct spec *s, const struct loaded_probe *lp,
 	}
 
 	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
-	json_t *params = analyze_params(s, pt, 0);
+	json_t *params = results_params(s, pt, 0);
 	json_object_set_new(o, "params", params);
-	json_object_set_new(o, "params_text", analyze_params(s, pt, 1));
+	json_object_set_new(o, "params_text", results_params(s, pt, 1));
 	json_object_set_new(o, "status", json_string(exec_status_name(r->status)));
 	json_object_set_new(o, "reason", r->reason[0] ? json_string(r->reason) : json_null());
 	json_object_set_new(o, "iterations", json_integer((json_int_t)r->iterations));
@@ -360,7 +363,7 @@ json_t *analyze_point(const struct spec *s, const struct loaded_probe *lp,
 	return o;
 }
 
-const char *analyze_status(const json_t *points, int interrupted)
+const char *results_status(const json_t *points, int interrupted)
 {
 	size_t i, ok = 0, skipped = 0, n = json_array_size(points);
 	const json_t *p;
@@ -380,7 +383,7 @@ const char *analyze_status(const json_t *points, int interrupted)
 	return ok ? "partial" : "failed";
 }
 
-size_t analyze_kept(const json_t *point, double **out)
+size_t results_kept(const json_t *point, double **out)
 {
 	const json_t *samples = json_object_get(point, "samples"), *sm;
 	size_t i, n = 0;
@@ -549,7 +552,7 @@ static json_t *ratios(const json_t *points)
 	return arr;
 }
 
-void analyze_findings(const struct spec *s, json_t *result, const json_t *machine)
+void results_findings(const struct spec *s, json_t *result, const json_t *machine)
 {
 	json_t *f = json_object(), *points = json_object_get(result, "points");
 	for (size_t i = 0; i < s->n_findings; i++) {

@@ -1,12 +1,23 @@
 /*
- * results.h - the files of a run (design §8): atomic writes, JSON numbers
- * that are never NaN, results.csv, run folders and out/latest.
+ * results.h - the results stage (design §5.6, §8): owns the schemas
+ * sysmeter.result/1 and sysmeter.manifest/1, building them (experiment.c,
+ * analyze.c, manifest.c) and writing them (results.c: atomic writes, JSON
+ * numbers that are never NaN, results.csv, run folders and out/latest).
+ *
+ * The earlier stages' structures are only named here, not defined, so that
+ * the report, which reads results files and nothing else, never sees them.
  */
 #ifndef SYSMETER_RESULTS_H
 #define SYSMETER_RESULTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
+
+struct spec;
+struct plan_point;
+struct loaded_probe;
+struct point_result;
 
 /* A JSON number, or null when v is NaN or infinite. */
 json_t *results_num(double v);
@@ -27,5 +38,65 @@ int results_link_latest(const char *out_dir, const char *run_id, char *err, size
 
 /* Load a JSON file; NULL with "PATH: <what>" in err. */
 json_t *results_load(const char *path, char *err, size_t errlen);
+
+/* --- results/<experiment>.json ------------------------------------------- */
+
+/* A result with no point yet, "status": "running": the experiment, its
+   probe (lp NULL: the probe failed to load, its fields are null) and the
+   spec as resolved. */
+json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *lp,
+			       double tsc_hz);
+
+/* The one point of an experiment whose probe did not load. */
+json_t *results_failed_point(const char *reason);
+
+/* One point's JSON from its raw samples: outliers, estimate, spread, CI,
+   subtraction, cycles, prediction ratio, reference verdict, sanity flags.
+   deps[i] is the finished result JSON of experiment s->subtract[i] (or NULL
+   when it is missing: recorded as a sanity flag). */
+json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
+		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
+		      uint64_t seed, json_t *const *deps);
+
+/* Add `findings` to a finished result (needs machine caches for knees). */
+void results_findings(const struct spec *s, json_t *result, const json_t *machine);
+
+/* Experiment status from its points: ok | partial | failed | skipped | interrupted. */
+const char *results_status(const json_t *points, int interrupted);
+
+/* The point's params as JSON objects (numbers / strings), and as text. */
+json_t *results_params(const struct spec *s, const struct plan_point *pt, int as_text);
+
+/* The kept samples' primary values of a point JSON (for compare). */
+size_t results_kept(const json_t *point, double **out);
+
+/* --- manifest.json ------------------------------------------------------- */
+
+/* What the manifest records of the command line. */
+struct results_run {
+	const char *run_id;
+	uint64_t seed;
+	int argc; char **argv;
+	char *const *sets; size_t n_sets;
+	char *const *filters; size_t n_filters;
+	int quick;
+	const char *probe_dir;
+	const char *peer;
+	const json_t *origin;		/* rerun: {run, run_id, changes}; NULL otherwise */
+};
+
+/* A manifest with "status": "running" and no experiment yet. */
+json_t *results_manifest_new(const struct results_run *r, json_t *machine);
+
+/* Append an experiment, "status": "pending", in run order (lp NULL: its
+   probe did not load, probe_err says why). */
+void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_probe *lp,
+			  const char *probe_err);
+
+/* The k-th experiment's status (results_status). */
+void results_manifest_set_status(json_t *m, size_t k, const char *status);
+
+/* The run's end: "finished" now, "status" (complete | interrupted), exit code. */
+void results_manifest_finish(json_t *m, const char *status, int exit_code);
 
 #endif

@@ -1,0 +1,129 @@
+/*
+ * experiment.c - the skeleton of results/<experiment>.json (schema
+ * sysmeter.result/1, docs/results-format.md): the experiment, its probe,
+ * the spec as resolved; analyze.c adds the points and findings.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/loader.h"
+#include "results/results.h"
+#include "spec/spec.h"
+
+/* The spec as resolved (defaults filled, --set and quick: applied). */
+static json_t *resolved_spec(const struct spec *s)
+{
+	static const char *outl[] = {"none", "tukey", "mad", "median_ratio", "trim"};
+	static const char *est[] = {"mean", "median", "min", "max", "trimmed_mean"};
+	json_t *j = json_object(), *params = json_object(), *sub = json_array(), *fi = json_array();
+
+	if (s->bound)
+		for (size_t a = 0; a < s->n_axis; a++) {
+			json_t *vals = json_array();
+			for (size_t v = 0; v < s->axis_n[a]; v++)
+				json_array_append_new(vals, json_string(s->axis[a][v].text));
+			json_object_set_new(params, s->bound->params[a].name, vals);
+		}
+	for (size_t i = 0; i < s->n_subtract; i++)
+		json_array_append_new(sub, json_string(s->subtract[i]));
+	for (size_t i = 0; i < s->n_findings; i++)
+		json_array_append_new(fi, json_string(s->findings[i]));
+	json_object_set_new(j, "file", json_string(s->file));
+	json_object_set_new(j, "name", json_string(s->name));
+	json_object_set_new(j, "title", json_string(s->title));
+	json_object_set_new(j, "group", json_string(s->group));
+	json_object_set_new(j, "probe", json_string(s->probe));
+	json_object_set_new(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
+	json_object_set_new(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
+		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
+		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
+	json_object_set_new(j, "warmup", json_integer(s->warmup));
+	json_object_set_new(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
+							   : json_string("auto"));
+	json_object_set_new(j, "min_sample_time_s", results_num(s->min_sample_time));
+	json_object_set_new(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
+		"k", results_num(s->out_k), "lo", results_num(s->out_lo), "hi", results_num(s->out_hi)));
+	json_object_set_new(j, "estimate", json_pack("{s:s,s:o}", "name", est[s->estimate],
+						     "p", results_num(s->est_p)));
+	json_object_set_new(j, "subtract", sub);
+	json_object_set_new(j, "cpu", s->cpu >= 0 ? json_integer(s->cpu) : json_null());
+	json_object_set_new(j, "priority", s->has_priority ? json_integer(s->priority) : json_null());
+	json_object_set_new(j, "timeout_s", results_num(s->timeout));
+	json_object_set_new(j, "params", params);
+	if (s->chart.present) {
+		json_t *c = json_object();
+#define CH(k) json_object_set_new(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
+		CH(x); CH(y); CH(series); CH(xlabel); CH(ylabel); CH(title); CH(kind);
+#undef CH
+		json_object_set_new(c, "logx", json_integer(s->chart.logx));
+		json_object_set_new(c, "logy", json_integer(s->chart.logy));
+		json_object_set_new(j, "chart", c);
+	} else {
+		json_object_set_new(j, "chart", json_null());
+	}
+	json_t *pred = json_array();
+	for (size_t i = 0; i < s->n_predict; i++) {
+		json_t *w = json_object();
+		for (size_t k = 0; k < s->predict[i].n_where; k++)
+			json_object_set_new(w, s->predict[i].where[k].param,
+					    json_string(s->predict[i].where[k].text));
+		json_array_append_new(pred, json_pack("{s:o,s:o,s:s,s:s}", "where", w,
+			"value", results_num(s->predict[i].value),
+			"value_text", s->predict[i].value_text ? s->predict[i].value_text : "",
+			"why", s->predict[i].why ? s->predict[i].why : ""));
+	}
+	json_object_set_new(j, "predict", pred);
+	json_object_set_new(j, "findings", fi);
+	return j;
+}
+
+static json_t *probe_json(const struct loaded_probe *lp)
+{
+	const struct probe *p = lp->p;
+	json_t *metrics = json_array(), *params = json_array();
+	static const char *types[] = {"?", "int", "size", "time", "double", "string", "bool"};
+	for (size_t i = 0; i < lp->n_metrics; i++)
+		json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", p->metrics[i].name,
+			"unit", p->metrics[i].unit ? p->metrics[i].unit : "",
+			"help", p->metrics[i].help ? p->metrics[i].help : ""));
+	for (size_t i = 0; i < lp->n_params; i++) {
+		const struct probe_param *pp = &p->params[i];
+		json_array_append_new(params, json_pack("{s:s,s:s,s:s,s:s}", "name", pp->name,
+			"type", pp->type >= 1 && pp->type <= 6 ? types[pp->type] : "?",
+			"default", pp->def ? pp->def : "", "help", pp->help ? pp->help : ""));
+	}
+	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:i,s:o,s:o}", "name", p->name,
+			 "version", p->version ? p->version : "", "summary", p->summary ? p->summary : "",
+			 "unit", p->unit ? p->unit : "", "bigger_is_better", p->bigger_is_better,
+			 "path", lp->path, "sha256", lp->sha256, "abi", (int)p->abi,
+			 "metrics", metrics, "params", params);
+}
+
+json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *lp, double tsc_hz)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "schema", json_string("sysmeter.result/1"));
+	json_object_set_new(r, "experiment", json_string(s->name));
+	json_object_set_new(r, "title", json_string(s->title));
+	json_object_set_new(r, "group", json_string(s->group));
+	json_object_set_new(r, "description", json_string(s->description ? s->description : ""));
+	json_object_set_new(r, "status", json_string("running"));
+	if (lp)
+		json_object_set_new(r, "probe", probe_json(lp));
+	else
+		json_object_set_new(r, "probe", json_pack("{s:s,s:n,s:s,s:b,s:n,s:n,s:[],s:[]}",
+			"name", s->probe, "version", "unit", "", "bigger_is_better", 0, "path", "sha256",
+			"metrics", "params"));
+	json_object_set_new(r, "tsc_hz", results_num(tsc_hz));
+	json_object_set_new(r, "spec", resolved_spec(s));
+	json_object_set_new(r, "points", json_array());
+	json_object_set_new(r, "findings", json_object());
+	return r;
+}
+
+json_t *results_failed_point(const char *reason)
+{
+	return json_pack("{s:i,s:{},s:{},s:s,s:s,s:[],s:i,s:n,s:n,s:[]}", "index", 0, "params",
+			 "params_text", "status", "failed", "reason", reason, "samples", "n", 0,
+			 "estimate", "ci", "sanity");
+}

@@ -1,0 +1,97 @@
+/*
+ * manifest.c - a run's manifest.json (schema sysmeter.manifest/1,
+ * docs/results-format.md): which runner, command line, seed, machine, and
+ * each experiment's spec text and probe, with their hashes; updated as
+ * experiments finish.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/loader.h"
+#include "lib/version.h"
+#include "results/results.h"
+#include "spec/spec.h"
+
+static void iso_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+json_t *results_manifest_new(const struct results_run *o, json_t *machine)
+{
+	json_t *m = json_object(), *argv = json_array(), *sets = json_array(),
+	       *filters = json_array(), *exps = json_array();
+	char started[64], cwd[4096] = "";
+	char *commit = version_git_commit();
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	for (size_t i = 0; i < o->n_sets; i++)
+		json_array_append_new(sets, json_string(o->sets[i]));
+	for (size_t i = 0; i < o->n_filters; i++)
+		json_array_append_new(filters, json_string(o->filters[i]));
+	iso_now(started, sizeof started);
+	if (!getcwd(cwd, sizeof cwd))
+		cwd[0] = 0;
+	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
+	json_object_set_new(m, "run_id", json_string(o->run_id));
+	json_object_set_new(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
+		"git_commit", commit ? json_string(commit) : json_null()));
+	free(commit);
+	json_object_set_new(m, "command_line", argv);
+	json_object_set_new(m, "cwd", json_string(cwd));
+	/* JSON numbers are doubles for most readers: keep the seed exact as text too. */
+	char seedtxt[32];
+	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)o->seed);
+	json_object_set_new(m, "seed", json_integer((json_int_t)(o->seed & 0x1fffffffffffffULL)));
+	json_object_set_new(m, "seed_text", json_string(seedtxt));
+	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o}", "quick", o->quick,
+		"set", sets, "filter", filters, "probe_dir", o->probe_dir,
+		"peer", o->peer ? json_string(o->peer) : json_null()));
+	json_object_set_new(m, "started", json_string(started));
+	json_object_set_new(m, "finished", json_null());
+	json_object_set_new(m, "status", json_string("running"));
+	json_object_set_new(m, "exit_code", json_null());
+	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
+	json_object_set_new(m, "machine", json_incref(machine));
+	json_object_set_new(m, "experiments", exps);	/* results_manifest_add fills it */
+	return m;
+}
+
+
+void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_probe *lp,
+			  const char *probe_err)
+{
+	json_t *pj = lp ? json_pack("{s:s,s:s,s:s,s:i,s:s}", "name", lp->p->name, "path", lp->path,
+				    "version", lp->p->version ? lp->p->version : "",
+				    "abi", (int)lp->p->abi, "sha256", lp->sha256)
+			: json_pack("{s:s,s:n,s:n,s:n,s:n,s:s}", "name", s->probe, "path", "version",
+				    "abi", "sha256", "error", probe_err);
+	char res[600];
+	snprintf(res, sizeof res, "results/%s.json", s->name);
+	json_array_append_new(json_object_get(m, "experiments"),
+		json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "name", s->name, "title", s->title,
+			  "group", s->group, "file", s->file, "spec_sha256", s->sha256,
+			  "spec_text", s->text, "result", res, "status", "pending", "probe", pj));
+}
+
+void results_manifest_set_status(json_t *m, size_t k, const char *status)
+{
+	json_object_set_new(json_array_get(json_object_get(m, "experiments"), k), "status",
+			    json_string(status));
+}
+
+void results_manifest_finish(json_t *m, const char *status, int exit_code)
+{
+	char fin[64];
+	iso_now(fin, sizeof fin);
+	json_object_set_new(m, "finished", json_string(fin));
+	json_object_set_new(m, "status", json_string(status));
+	json_object_set_new(m, "exit_code", json_integer(exit_code));
+}
