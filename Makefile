@@ -121,15 +121,36 @@ bench: all
 
 # The runner finds its probes and templates relative to its own executable
 # (bin/../lib/sysmeter/probes, bin/../share/sysmeter/templates), so any
-# PREFIX or DESTDIR works without a rebuild.
+# PREFIX or DESTDIR works without a rebuild.  Out-of-tree probes build against
+# the installed probe.h with `pkg-config --cflags sysmeter`.
+LIBDIR     = $(PREFIX)/lib
+INCDIR     = $(PREFIX)/include/sysmeter
+DATADIR    = $(PREFIX)/share
+PROBEDIR   = $(LIBDIR)/sysmeter/probes
+VERSION   := $(shell sed -n 's/^\#define SYSMETER_VERSION "\(.*\)"/\1/p' runner/lib/version.h 2>/dev/null)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sysmeter/probes/bin \
-		$(DESTDIR)$(PREFIX)/share/sysmeter/specs $(DESTDIR)$(PREFIX)/share/sysmeter/templates
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PROBEDIR)/bin $(DESTDIR)$(INCDIR) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DATADIR)/sysmeter/specs \
+		$(DESTDIR)$(DATADIR)/sysmeter/templates $(DESTDIR)$(DATADIR)/man/man1 \
+		$(DESTDIR)$(DATADIR)/man/man5 $(DESTDIR)$(DATADIR)/bash-completion/completions
 	install -m 755 $(BUILD)/runner $(DESTDIR)$(PREFIX)/bin/runner
-	install -m 644 $(PROBE_SO) $(DESTDIR)$(PREFIX)/lib/sysmeter/probes/
-	$(if $(PROBE_BIN),install -m 755 $(PROBE_BIN) $(DESTDIR)$(PREFIX)/lib/sysmeter/probes/bin/)
-	install -m 644 specs/*.yaml $(DESTDIR)$(PREFIX)/share/sysmeter/specs/
-	cp -R templates/. $(DESTDIR)$(PREFIX)/share/sysmeter/templates/
+	install -m 644 $(PROBE_SO) $(DESTDIR)$(PROBEDIR)/
+	$(if $(PROBE_BIN),install -m 755 $(PROBE_BIN) $(DESTDIR)$(PROBEDIR)/bin/)
+	install -m 644 runner/probe.h runner/probe_time.h $(DESTDIR)$(INCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/sysmeter.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/sysmeter.pc
+	install -m 644 specs/*.yaml $(DESTDIR)$(DATADIR)/sysmeter/specs/
+	cp -R templates/. $(DESTDIR)$(DATADIR)/sysmeter/templates/
+	install -m 644 docs/man/runner.1 $(DESTDIR)$(DATADIR)/man/man1/
+	install -m 644 docs/man/sysmeter-spec.5 $(DESTDIR)$(DATADIR)/man/man5/
+	install -m 644 tools/completion/runner.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/runner
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/runner $(DESTDIR)$(LIBDIR)/pkgconfig/sysmeter.pc \
+		$(DESTDIR)$(DATADIR)/man/man1/runner.1 $(DESTDIR)$(DATADIR)/man/man5/sysmeter-spec.5 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/runner
+	rm -rf $(DESTDIR)$(LIBDIR)/sysmeter $(DESTDIR)$(INCDIR) $(DESTDIR)$(DATADIR)/sysmeter
 
 clean:
 	rm -rf build build-san
