@@ -125,19 +125,28 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	"$RUNNER" --no-report -q -o "$OUT" --run-id c "$BATS_TEST_TMPDIR/a_null.yaml" \
 		"$BATS_TEST_TMPDIR/slow.yaml" &
 	pid=$!
-	for i in $(seq 100); do
-		[ -f "$OUT/c/results/slow.json" ] && break
-		sleep 0.1
-	done
-	sleep 0.3
+	# wait until the hang point runs: a child of the runner that leads its
+	# own process group, asleep in the probe's pause()
+	hang_point_asleep() {
+		local c st
+		for c in $(pgrep -P "$pid"); do
+			st=$(proc_stat "$c") || continue
+			[ "$st" = "S $pid $c" ] && { pg=$c; return 0; }
+		done
+		return 1
+	}
+	pg=
+	wait_until 20 hang_point_asleep || { kill -KILL "$pid"; false; }
 	kill -INT "$pid"
+	wait_until 10 exited "$pid" || { kill -KILL "$pid" "-$pg"; false; }
 	rc=0; wait "$pid" || rc=$?
 	[ "$rc" -eq 130 ]
 	[ "$(json "$OUT/c/manifest.json" 'd["status"]')" = interrupted ]
 	[ "$(json "$OUT/c/results/a_null.json" 'd["status"]')" = ok ]
 	[ "$(json "$OUT/c/results/slow.json" 'd["status"]')" = interrupted ]
+	[ "$(json "$OUT/c/results/slow.json" 'd["points"][0]["reason"]')" = interrupted ]
 	# the probe's process group is gone
-	! pgrep -f "runner.*slow.yaml" >/dev/null
+	! kill -0 -- "-$pg" 2>/dev/null
 }
 
 @test "-q is quiet on stderr; -v says what it does" {

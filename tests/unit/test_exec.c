@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,12 +32,20 @@ static char fixdir[PATH_MAX + 64];
 static char scratch_root[PATH_MAX];
 static volatile sig_atomic_t interrupted;
 static int samples_seen;
+static int notify_fd = -1;	/* written once when samples_seen reaches notify_at */
+static int notify_at;
 
 static void count_sample(void *arg, const struct point_result *sofar)
 {
 	(void)arg;
 	(void)sofar;
 	samples_seen++;
+	if (notify_fd >= 0 && samples_seen >= notify_at) {
+		if (write(notify_fd, "s", 1) != 1)
+			perror("write");
+		close(notify_fd);
+		notify_fd = -1;
+	}
 }
 
 static void find_fixture_dir(void)
@@ -610,6 +619,76 @@ static void on_term(int sig)
 	interrupted = 1;
 }
 
+/* Condition waits for the interrupt tests, instead of fixed sleeps: a
+   helper process polls (every 10 ms, for at most 10 s) for the state the
+   test needs, then sends SIGTERM to the test process.  If the state never
+   comes, no signal is sent and the point runs into its timeout, which the
+   tests report as a wrong status. */
+#define WAIT_POLLS 1000
+#define WAIT_STEP_US 10000
+
+/* Helper: SIGTERM to the parent once `fd` is readable (on_sample wrote). */
+static pid_t term_when_readable(int rfd, int wfd)
+{
+	pid_t helper;
+
+	fflush(NULL);
+	helper = fork();
+	if (helper == 0) {
+		struct pollfd p = { .fd = rfd, .events = POLLIN };
+		char c;
+
+		close(wfd);
+		if (poll(&p, 1, WAIT_POLLS * WAIT_STEP_US / 1000) == 1 && read(rfd, &c, 1) == 1)
+			kill(getppid(), SIGTERM);
+		_exit(0);
+	}
+	close(rfd);
+	return helper;
+}
+
+/* Is a child of `parent` (not `self`) leading its own process group and
+   asleep?  That is the point's child blocked in the hang probe's sample(). */
+static int point_child_asleep(pid_t parent, pid_t self)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		int pid = atoi(de->d_name);
+		struct proc p;
+
+		if (pid <= 0 || pid == self || read_proc(pid, &p) != 0)
+			continue;
+		found = p.ppid == parent && p.pgid == pid && p.state == 'S';
+	}
+	closedir(d);
+	return found;
+}
+
+/* Helper: SIGTERM to the parent once its point child sleeps in sample(). */
+static pid_t term_when_point_asleep(void)
+{
+	pid_t helper;
+
+	fflush(NULL);
+	helper = fork();
+	if (helper == 0) {
+		for (int i = 0; i < WAIT_POLLS; i++) {
+			if (point_child_asleep(getppid(), getpid())) {
+				kill(getppid(), SIGTERM);
+				_exit(0);
+			}
+			usleep(WAIT_STEP_US);
+		}
+		_exit(1);
+	}
+	return helper;
+}
+
 static void test_interrupt(void)
 {
 	struct spec s = base_spec();
@@ -619,41 +698,41 @@ static void test_interrupt(void)
 	struct sigaction sa, old;
 	struct point_result r;
 	pid_t helper;
-	int st;
+	int st, pfd[2];
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_term;	/* no SA_RESTART: poll must return EINTR */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, &old);
 
-	/* samples keep coming, then SIGTERM from outside */
+	/* samples keep coming, then SIGTERM from outside once 3 have arrived */
 	s.iterations = 1000;
 	s.reps.min = s.reps.max = 100000000;
 	s.timeout = 20;
-	fflush(NULL);
-	helper = fork();
-	if (helper == 0) {
-		usleep(300000);
-		kill(getppid(), SIGTERM);
-		_exit(0);
+	if (pipe(pfd) != 0) {
+		perror("pipe");
+		exit(1);
 	}
+	notify_at = samples_seen + 3;
+	notify_fd = pfd[1];
+	helper = term_when_readable(pfd[0], pfd[1]);
 	run("ok_fixed", &s, &ctx, vals, &r);
+	if (notify_fd >= 0) {	/* no sample came: let the helper go */
+		close(notify_fd);
+		notify_fd = -1;
+	}
 	waitpid(helper, &st, 0);
 	is_str(exec_status_name(r.status), "interrupted", "interrupt: status interrupted");
-	ok(r.n_samples > 0, "interrupt: samples kept (%zu)", r.n_samples);
+	ok(r.n_samples >= 3, "interrupt: samples kept (%zu)", r.n_samples);
 	ok(r.elapsed_s < 5, "interrupt: stopped promptly (%.3fs)", r.elapsed_s);
 	exec_result_free(&r);
 
 	/* a hung probe, nothing on the pipe: the signal alone must wake us */
 	interrupted = 0;
-	helper = fork();
-	if (helper == 0) {
-		usleep(300000);
-		kill(getppid(), SIGTERM);
-		_exit(0);
-	}
+	helper = term_when_point_asleep();
 	run("hang", &s, &ctx, NULL, &r);
 	waitpid(helper, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "interrupt: the hang point's child was seen asleep");
 	is_str(exec_status_name(r.status), "interrupted", "interrupt: hang interrupted");
 	ok(r.elapsed_s < 5, "interrupt: hang stopped promptly (%.3fs)", r.elapsed_s);
 	exec_result_free(&r);
