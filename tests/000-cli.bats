@@ -31,8 +31,20 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 @test "runner list shows the probes with their parameters" {
 	run "$RUNNER" list
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"syscall"* ]]
-	[[ "$output" == *"null"* ]]
+	echo "$output"
+	# one line per probe (name, summary, [unit]), its parameters indented below
+	syscall=$(printf '%s\n' "${lines[@]}" | grep -n '^syscall ' | cut -d: -f1)
+	[ -n "$syscall" ]
+	[[ "${lines[syscall - 1]}" =~ ^syscall\ +minimal\ system\ call.*\[ns\]$ ]]
+	[[ "${lines[syscall]}" =~ ^\ +call\ +string\ +default\ getpid\ .*getpid\|gettid ]]
+	# null takes no parameter: the next line is the next probe
+	null=$(printf '%s\n' "${lines[@]}" | grep -n '^null ' | cut -d: -f1)
+	[[ "${lines[null - 1]}" == *"[ns]" ]]
+	[[ "${lines[null]}" =~ ^[a-z] ]]
+	# sorted by name; a broken probe is listed as such, with its reason
+	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^ ' | cut -d' ' -f1)" = \
+	  "$(printf '%s\n' "${lines[@]}" | grep -v '^ ' | cut -d' ' -f1 | LC_ALL=C sort)" ]
+	printf '%s\n' "${lines[@]}" | grep -q "^bad_abi  *(broken: probe 'bad_abi': "
 }
 
 @test "runner probe-help prints the parameter table" {
