@@ -1,6 +1,7 @@
 /*
- * main.c - parse the command line and dispatch (docs/cli.md).  Nothing
- * else happens here; every command lives in its own module.
+ * main.c - parse the command line and dispatch through cli_commands[]
+ * (cli/cli.h, docs/cli.md).  Nothing else happens here; every command
+ * lives in cli/.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,52 +11,34 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cli/compare.h"
-#include "cli/info.h"
+#include "cli/cli.h"
 #include "exec/loader.h"
-#include "report/report.h"
-#include "cli/rerun.h"
-#include "cli/run.h"
-
-static void usage(FILE *f)
-{
-	fputs("usage: runner [OPTIONS] SPEC_OR_DIR...       run experiments\n"
-	      "       runner check SPEC_OR_DIR...           validate only\n"
-	      "       runner list                           probes and their parameters\n"
-	      "       runner probe-help NAME                one probe's parameters\n"
-	      "       runner report RUN [--format md,tex,pdf] [--templates DIR]\n"
-	      "       runner rerun RUN [--force]\n"
-	      "       runner compare RUN_A RUN_B\n"
-	      "options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
-	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT,\n"
-	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help\n", f);
-}
-
-static unsigned parse_formats(const char *s)
-{
-	unsigned f = 0;
-	char *copy = strdup(s), *save = NULL;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "md") == 0)
-			f |= REPORT_MD | REPORT_CHARTS;
-		else if (strcmp(t, "tex") == 0)
-			f |= REPORT_TEX | REPORT_CHARTS;
-		else if (strcmp(t, "pdf") == 0)
-			f |= REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
-		else {
-			free(copy);
-			return 0;
-		}
-	}
-	free(copy);
-	return f;
-}
 
 enum { O_RUNID = 256, O_PROBEDIR, O_TEMPLATES, O_SET, O_FILTER, O_QUICK, O_SEED,
-       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER };
+       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION };
 
-/* One option; returns -1 to go on, or an exit code (help, bad usage). */
-static int handle_opt(int c, struct run_opts *o, const char **format, int *force)
+static const struct option longopts[] = {
+	{"out", required_argument, 0, 'o'},
+	{"run-id", required_argument, 0, O_RUNID},
+	{"probe-dir", required_argument, 0, O_PROBEDIR},
+	{"templates", required_argument, 0, O_TEMPLATES},
+	{"set", required_argument, 0, O_SET},
+	{"filter", required_argument, 0, O_FILTER},
+	{"quick", no_argument, 0, O_QUICK},
+	{"seed", required_argument, 0, O_SEED},
+	{"peer", required_argument, 0, O_PEER},
+	{"no-report", no_argument, 0, O_NOREPORT},
+	{"format", required_argument, 0, O_FORMAT},
+	{"force", no_argument, 0, O_FORCE},
+	{"quiet", no_argument, 0, 'q'},
+	{"verbose", no_argument, 0, 'v'},
+	{"help", no_argument, 0, 'h'},
+	{"version", no_argument, 0, O_VERSION},
+	{0, 0, 0, 0},
+};
+
+/* One option; returns -1 to go on, or an exit code (help, version, bad usage). */
+static int handle_opt(int c, struct cli_opts *o)
 {
 	switch (c) {
 	case 'o': o->out_dir = optarg; break;
@@ -63,7 +46,7 @@ static int handle_opt(int c, struct run_opts *o, const char **format, int *force
 		if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
 		    strcmp(optarg, "..") == 0) {
 			fprintf(stderr, "runner: --run-id '%s': expected a plain folder name\n", optarg);
-			return 2;
+			return EXIT_USAGE;
 		}
 		o->run_id = optarg;
 		break;
@@ -78,75 +61,33 @@ static int handle_opt(int c, struct run_opts *o, const char **format, int *force
 		o->seed = strtoull(optarg, &end, 0);
 		if (errno || *end || !*optarg) {
 			fprintf(stderr, "runner: --seed '%s': expected an unsigned integer\n", optarg);
-			return 2;
+			return EXIT_USAGE;
 		}
 		o->has_seed = 1;
 		break;
 	}
 	case O_PEER: o->peer = optarg; break;
 	case O_NOREPORT: o->no_report = 1; break;
-	case O_FORMAT: *format = optarg; break;
-	case O_FORCE: *force = 1; break;
+	case O_FORMAT: o->format = optarg; break;
+	case O_FORCE: o->force = 1; break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->verbose = 1; break;
-	case 'h': usage(stdout); return 0;
-	default: usage(stderr); return 2;
+	case 'h': cli_usage(stdout); return EXIT_OK;
+	case O_VERSION: cli_version(stdout); return EXIT_OK;
+	default: cli_usage(stderr); return EXIT_USAGE;
 	}
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* The operands from argv[optind] on, allowing options between them (and
+   everything after "--" as operands).  Returns -1, or an exit code. */
+static int gather(int argc, char **argv, struct cli_opts *o, char **ops, size_t *nops)
 {
-	static const struct option longopts[] = {
-		{"out", required_argument, 0, 'o'},
-		{"run-id", required_argument, 0, O_RUNID},
-		{"probe-dir", required_argument, 0, O_PROBEDIR},
-		{"templates", required_argument, 0, O_TEMPLATES},
-		{"set", required_argument, 0, O_SET},
-		{"filter", required_argument, 0, O_FILTER},
-		{"quick", no_argument, 0, O_QUICK},
-		{"seed", required_argument, 0, O_SEED},
-		{"peer", required_argument, 0, O_PEER},
-		{"no-report", no_argument, 0, O_NOREPORT},
-		{"format", required_argument, 0, O_FORMAT},
-		{"force", no_argument, 0, O_FORCE},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
-	struct run_opts o = {.out_dir = "out", .argc = argc, .argv = argv};
-	const char *format = NULL;
-	int force = 0, c;
+	int c, rc;
 
-	/* GSL's default handler aborts; stats.c checks every result instead. */
-	gsl_set_error_handler_off();
-	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
-	o.filters = calloc((size_t)argc + 1, sizeof *o.filters);
-	int rc = -1;
-	char **ops = calloc((size_t)argc + 1, sizeof *ops);
-	size_t nops = 0;
-	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1)
-		rc = handle_opt(c, &o, &format, &force);
-	if (rc >= 0)
-		goto out;
-	/* Subcommands may be followed by more options: getopt stopped at the
-	   first operand ('+'), so parse again after it. */
-	const char *cmd = optind < argc ? argv[optind] : NULL;
-	static const char *const cmds[] = {"run", "check", "list", "probe-help", "report",
-					   "rerun", "compare"};
-	int is_cmd = 0;
-	for (size_t i = 0; cmd && i < sizeof cmds / sizeof cmds[0]; i++)
-		if (strcmp(cmd, cmds[i]) == 0)
-			is_cmd = 1;
-	if (!is_cmd)
-		cmd = "run";
-	else
-		optind++;
-	/* Gather operands, allowing options between them. */
 	while (optind < argc) {
 		if (argv[optind][0] != '-' || strcmp(argv[optind], "-") == 0) {
-			ops[nops++] = argv[optind++];
+			ops[(*nops)++] = argv[optind++];
 			continue;
 		}
 		int save = optind;
@@ -155,65 +96,42 @@ int main(int argc, char **argv)
 			optind = save + 1;
 			if (strcmp(argv[save], "--") == 0)
 				while (optind < argc)
-					ops[nops++] = argv[optind++];
+					ops[(*nops)++] = argv[optind++];
 			continue;
 		}
-		if ((rc = handle_opt(c, &o, &format, &force)) >= 0)
-			goto out;
+		if ((rc = handle_opt(c, o)) >= 0)
+			return rc;
 	}
+	return -1;
+}
 
-	char err[4096];
-	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0) {
-		if (nops == 0) {
-			fprintf(stderr, "runner: %s: no spec or directory given\n", cmd);
-			usage(stderr);
-			rc = 2;
-		} else {
-			o.check_only = strcmp(cmd, "check") == 0;
-			rc = run_main(ops, nops, &o);
+int main(int argc, char **argv)
+{
+	struct cli_opts o = {.out_dir = "out", .argc = argc, .argv = argv};
+	const struct cli_command *cmd = &cli_commands[0];
+	char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	size_t nops = 0;
+	int c, rc = -1;
+
+	/* GSL's default handler aborts; stats.c checks every result instead. */
+	gsl_set_error_handler_off();
+	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
+	o.filters = calloc((size_t)argc + 1, sizeof *o.filters);
+	while (rc < 0 && (c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1)
+		rc = handle_opt(c, &o);
+	if (rc >= 0)
+		goto out;
+	/* getopt stopped at the first operand ('+'): a command name, or the
+	   default command's first operand.  Options may follow either. */
+	for (const struct cli_command *k = cli_commands; optind < argc && k->name; k++)
+		if (strcmp(argv[optind], k->name) == 0) {
+			cmd = k;
+			optind++;
+			break;
 		}
-	} else if (strcmp(cmd, "list") == 0) {
-		rc = info_list();
-	} else if (strcmp(cmd, "probe-help") == 0) {
-		if (nops != 1) {
-			fprintf(stderr, "runner: probe-help: expected one probe name\n");
-			rc = 2;
-		} else {
-			rc = info_probe_help(ops[0]);
-		}
-	} else if (strcmp(cmd, "report") == 0) {
-		unsigned f = format ? parse_formats(format)
-				    : REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
-		if (nops != 1) {
-			fprintf(stderr, "runner: report: expected one run folder\n");
-			rc = 2;
-		} else if (!f) {
-			fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", format);
-			rc = 2;
-		} else {
-			int r = report_render(ops[0], o.templates ? o.templates : report_default_templates(),
-					      f, o.verbose, err, sizeof err);
-			if (r < 0)
-				fprintf(stderr, "runner: %s\n", err);
-			/* A bad run folder or template is bad input; a failed
-			   write or tool is an internal error. */
-			rc = r == 0 ? 0 : r == REPORT_EINPUT ? 2 : 3;
-		}
-	} else if (strcmp(cmd, "rerun") == 0) {
-		if (nops != 1) {
-			fprintf(stderr, "runner: rerun: expected one run folder\n");
-			rc = 2;
-		} else {
-			rc = rerun_main(ops[0], force, &o);
-		}
-	} else {
-		if (nops != 2) {
-			fprintf(stderr, "runner: compare: expected two run folders\n");
-			rc = 2;
-		} else {
-			rc = compare_main(ops[0], ops[1]);
-		}
-	}
+	rc = gather(argc, argv, &o, ops, &nops);
+	if (rc < 0)
+		rc = cmd->run(ops, nops, &o);
 out:
 	free(ops);
 	free(o.sets);

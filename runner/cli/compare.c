@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/compare.h"
+#include "lib/exitcode.h"
 #include "results/results.h"
 #include "stats/stats.h"
 
@@ -40,14 +41,14 @@ int compare_main(const char *run_a, const char *run_b)
 	json_t *ma = results_load(path, err, sizeof err);
 	if (!ma) {
 		fprintf(stderr, "runner: compare: %s\n", err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof path, "%s/manifest.json", run_b);
 	json_t *mb = results_load(path, err, sizeof err);
 	if (!mb) {
 		fprintf(stderr, "runner: compare: %s\n", err);
 		json_decref(ma);
-		return 2;
+		return EXIT_USAGE;
 	}
 	const char *ca = json_string_value(json_object_get(json_object_get(ma, "machine"), "cpu_model"));
 	const char *cb = json_string_value(json_object_get(json_object_get(mb, "machine"), "cpu_model"));
@@ -105,7 +106,7 @@ int compare_main(const char *run_a, const char *run_b)
 	json_decref(mb);
 	if (!compared) {
 		fprintf(stderr, "runner: compare: the two runs have no point in common\n");
-		return 1;
+		return EXIT_FAILED;
 	}
-	return 0;
+	return EXIT_OK;
 }

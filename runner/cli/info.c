@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli/info.h"
+#include "lib/exitcode.h"
 #include "exec/loader.h"
 #include "lib/units.h"
 
@@ -58,7 +59,7 @@ int info_list(void)
 	if (loader_list(&names, &n) < 0 || n == 0) {
 		fprintf(stderr, "runner: no probes found in %s\n", loader_dir());
 		free(names);
-		return 1;
+		return EXIT_FAILED;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct loaded_probe lp;
@@ -84,7 +85,7 @@ int info_probe_help(const char *name)
 	char err[1024];
 	if (loader_open(name, &lp, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	const struct probe *p = lp.p;
 	printf("%s %s - %s\n", p->name, p->version ? p->version : "", p->summary ? p->summary : "");
@@ -102,5 +103,5 @@ int info_probe_help(const char *name)
 			       p->metrics[i].help ? p->metrics[i].help : "");
 	}
 	loader_close(&lp);
-	return 0;
+	return EXIT_OK;
 }

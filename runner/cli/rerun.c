@@ -40,14 +40,14 @@ static void machine_changes(const json_t *old, const json_t *now, json_t *change
 	}
 }
 
-int rerun_main(const char *run_dir, int force, const struct run_opts *base)
+int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 {
 	char path[4096], err[4400];
 	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
 	json_t *m = results_load(path, err, sizeof err);
 	if (!m) {
 		fprintf(stderr, "runner: rerun: %s\n", err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	json_t *opts = json_object_get(m, "options"), *exps = json_object_get(m, "experiments"), *x;
 	json_t *changes = json_array();
@@ -92,11 +92,11 @@ int rerun_main(const char *run_dir, int force, const struct run_opts *base)
 	if (refused && !force) {
 		fprintf(stderr, "runner: rerun: a probe changed since %s; use --force to rerun anyway\n",
 			run_dir);
-		rc = 2;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 
-	struct run_opts o = *base;
+	struct cli_opts o = *base;
 	json_t *sets = json_object_get(opts, "set");
 	o.sets = calloc(json_array_size(sets) + 1, sizeof *o.sets);
 	o.n_sets = 0;

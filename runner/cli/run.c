@@ -73,9 +73,9 @@ static void suggest_probe(const char *name, char *buf, size_t len)
 }
 
 /* The plan's experiments, each with its probe resolved and its points
-   expanded: everything that can reject the input.  Returns 0 or 2
-   (message printed). */
-static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct exp **out,
+   expanded: everything that can reject the input.  Returns EXIT_OK or
+   EXIT_USAGE (message printed). */
+static int prepare(char **files, size_t nfiles, const struct cli_opts *o, struct exp **out,
 		   size_t *nout)
 {
 	struct plan_opts po = {.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters,
@@ -86,7 +86,7 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 
 	if (plan_specs(files, nfiles, &po, &specs, &n, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	struct exp *e = calloc(n + 1, sizeof *e);
 	for (size_t i = 0; i < n; i++)
@@ -117,7 +117,7 @@ static int prepare(char **files, size_t nfiles, const struct run_opts *o, struct
 	}
 	*out = e;
 	*nout = n;
-	return 0;
+	return EXIT_OK;
 bad:
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].probe_ok)
@@ -126,7 +126,7 @@ bad:
 		spec_free(&e[i].spec);
 	}
 	free(e);
-	return 2;
+	return EXIT_USAGE;
 }
 
 static void free_exps(struct exp *e, size_t n)
@@ -144,7 +144,7 @@ static void free_exps(struct exp *e, size_t n)
 /* --- progress ---------------------------------------------------------- */
 
 struct progress {
-	const struct run_opts *o;
+	const struct cli_opts *o;
 	int tty;
 	const struct exp *x;
 	size_t point, npoints;		/* this experiment */
@@ -273,7 +273,7 @@ static void print_summary(const struct exp *x)
 	printf("\n");
 }
 
-int run_main(char **paths, size_t npaths, const struct run_opts *o)
+int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 {
 	char **files = NULL, err[4096], dir[4096];
 	size_t nfiles = 0, n = 0;
@@ -282,7 +282,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 
 	if (plan_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
-		return 2;
+		return EXIT_USAGE;
 	}
 	rc = prepare(files, nfiles, o, &e, &n);
 	plan_files_free(files, nfiles);
@@ -299,7 +299,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		fprintf(stderr, "runner: %s\n", err);
 		free(order);
 		free_exps(e, n);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (o->check_only) {
 		for (size_t i = 0; i < n; i++)
@@ -307,7 +307,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 			       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");
 		free(order);
 		free_exps(e, n);
-		return 0;
+		return EXIT_OK;
 	}
 
 	/* The run folder. */
@@ -330,7 +330,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		fprintf(stderr, "runner: %s: run folder already exists\n", dir);
 		free(order);
 		free_exps(e, n);
-		return 2;
+		return EXIT_USAGE;
 	}
 	char sub[4200];
 	snprintf(sub, sizeof sub, "%s/results", dir);
@@ -338,7 +338,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 		fprintf(stderr, "runner: %s\n", err);
 		free(order);
 		free_exps(e, n);
-		return 3;
+		return EXIT_INTERNAL;
 	}
 	snprintf(sub, sizeof sub, "%s/specs", dir);
 	results_mkdirs(sub, err, sizeof err);
@@ -454,7 +454,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
-	int exit_code = interrupted ? 130 : any_failed ? 1 : 0;
+	int exit_code = interrupted ? EXIT_INTERRUPTED : any_failed ? EXIT_FAILED : EXIT_OK;
 	if (results_write_csv(dir, all_results, err, sizeof err) < 0)
 		fprintf(stderr, "runner: %s\n", err);
 	if (results_link_latest(o->out_dir, run_id, err, sizeof err) < 0)
@@ -471,7 +471,7 @@ int run_main(char **paths, size_t npaths, const struct run_opts *o)
 				  o->verbose, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: report: %s\n", err);
 			if (!exit_code)
-				exit_code = 1;
+				exit_code = EXIT_FAILED;
 		}
 	}
 	printf("%s\n", dir);

@@ -1,0 +1,153 @@
+/*
+ * cli.c - the command table (cli.h) and the commands small enough to need
+ * no file of their own: operand checks, then a call into the module that
+ * does the work.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/compare.h"
+#include "cli/info.h"
+#include "cli/rerun.h"
+#include "cli/run.h"
+#include "lib/version.h"
+#include "report/report.h"
+
+static int run_or_check(const char *cmd, char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops == 0) {
+		fprintf(stderr, "runner: %s: no spec or directory given\n", cmd);
+		cli_usage(stderr);
+		return EXIT_USAGE;
+	}
+	o->check_only = strcmp(cmd, "check") == 0;
+	return run_main(ops, nops, o);
+}
+
+static int cmd_run(char **ops, size_t nops, struct cli_opts *o)
+{
+	return run_or_check("run", ops, nops, o);
+}
+
+static int cmd_check(char **ops, size_t nops, struct cli_opts *o)
+{
+	return run_or_check("check", ops, nops, o);
+}
+
+static int cmd_list(char **ops, size_t nops, struct cli_opts *o)
+{
+	(void)ops; (void)nops; (void)o;
+	return info_list();
+}
+
+static int cmd_probe_help(char **ops, size_t nops, struct cli_opts *o)
+{
+	(void)o;
+	if (nops != 1) {
+		fprintf(stderr, "runner: probe-help: expected one probe name\n");
+		return EXIT_USAGE;
+	}
+	return info_probe_help(ops[0]);
+}
+
+/* "md,tex" -> REPORT_* flags; 0 for a word that is none of md, tex, pdf. */
+static unsigned parse_formats(const char *s)
+{
+	unsigned f = 0;
+	char *copy = strdup(s), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "md") == 0)
+			f |= REPORT_MD | REPORT_CHARTS;
+		else if (strcmp(t, "tex") == 0)
+			f |= REPORT_TEX | REPORT_CHARTS;
+		else if (strcmp(t, "pdf") == 0)
+			f |= REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+		else {
+			free(copy);
+			return 0;
+		}
+	}
+	free(copy);
+	return f;
+}
+
+static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
+{
+	unsigned f = o->format ? parse_formats(o->format)
+			       : REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+	char err[4096];
+
+	if (nops != 1) {
+		fprintf(stderr, "runner: report: expected one run folder\n");
+		return EXIT_USAGE;
+	}
+	if (!f) {
+		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", o->format);
+		return EXIT_USAGE;
+	}
+	int r = report_render(ops[0], o->templates ? o->templates : report_default_templates(), f,
+			      o->verbose, err, sizeof err);
+	if (r < 0)
+		fprintf(stderr, "runner: %s\n", err);
+	/* A bad run folder or template is bad input; a failed write or tool
+	   is an internal error. */
+	return r == 0 ? EXIT_OK : r == REPORT_EINPUT ? EXIT_USAGE : EXIT_INTERNAL;
+}
+
+static int cmd_rerun(char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops != 1) {
+		fprintf(stderr, "runner: rerun: expected one run folder\n");
+		return EXIT_USAGE;
+	}
+	return rerun_main(ops[0], o->force, o);
+}
+
+static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
+{
+	(void)o;
+	if (nops != 2) {
+		fprintf(stderr, "runner: compare: expected two run folders\n");
+		return EXIT_USAGE;
+	}
+	return compare_main(ops[0], ops[1]);
+}
+
+const struct cli_command cli_commands[] = {
+	{"run", cmd_run, "[OPTIONS] SPEC_OR_DIR...", "run experiments"},
+	{"check", cmd_check, "SPEC_OR_DIR...", "validate only"},
+	{"list", cmd_list, "", "probes and their parameters"},
+	{"probe-help", cmd_probe_help, "NAME", "one probe's parameters"},
+	{"report", cmd_report, "RUN [--format md,tex,pdf] [--templates DIR]",
+	 "render a run's report again from its JSON"},
+	{"rerun", cmd_rerun, "RUN [--force]", "run a saved run again, exactly"},
+	{"compare", cmd_compare, "RUN_A RUN_B", "two runs point by point, with tests"},
+	{NULL, NULL, NULL, NULL},
+};
+
+void cli_usage(FILE *f)
+{
+	for (const struct cli_command *c = cli_commands; c->name; c++) {
+		char line[256];
+		/* The default command goes without its name. */
+		snprintf(line, sizeof line, "runner %s%s%s", c == cli_commands ? "" : c->name,
+			 c == cli_commands || !*c->synopsis ? "" : " ", c->synopsis);
+		fprintf(f, "%s%-38s", c == cli_commands ? "usage: " : "       ", line);
+		if (strlen(line) >= 38)
+			fprintf(f, "\n%45s", "");
+		fprintf(f, "%s\n", c->help);
+	}
+	fputs("options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
+	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT,\n"
+	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help, --version\n", f);
+}
+
+void cli_version(FILE *f)
+{
+	char *commit = version_git_commit();
+	fprintf(f, "runner (sysmeter) %s\n", SYSMETER_VERSION);
+	if (commit)
+		fprintf(f, "commit %s\n", commit);
+	free(commit);
+}
