@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# The runner's layout (docs/architecture.md): a stage includes only earlier
+# stages' public headers and lib/, and headers form no cycle.  The checker
+# is also run on broken copies of runner/, so that it is known to fail.
+
+load helpers
+
+CHECK="$BATS_TEST_DIRNAME/../tools/check-layout.sh"
+
+setup() {
+	TREE="$BATS_TEST_TMPDIR/runner"
+	cp -R "$BATS_TEST_DIRNAME/../runner" "$TREE"
+}
+
+@test "runner/ follows the include rule" {
+	run sh "$CHECK"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "an include of a later stage fails, naming file, line and stages" {
+	printf '#include "report/report.h"\n' >> "$TREE/spec/spec.c"
+	run sh "$CHECK" "$TREE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'spec/spec.c:'*'includes "report/report.h": report is a later stage than spec'* ]]
+}
+
+@test "an include of another folder's private header fails" {
+	printf '#include "report/chart.h"\n' >> "$TREE/cli/run.c"
+	run sh "$CHECK" "$TREE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'cli/run.c:'*'"report/chart.h": private to report/ (its public header is report/report.h)'* ]]
+}
+
+@test "headers that include each other fail" {
+	printf '#include "spec/spec_keys.h"\n' >> "$TREE/spec/spec.h"
+	run sh "$CHECK" "$TREE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"headers include each other in a cycle"* ]]
+}
+
+@test "a file outside the stages, or an include without its folder, fails" {
+	mkdir "$TREE/misc"
+	printf '#include "lib/strf.h"\n' > "$TREE/misc/x.c"
+	printf '#include "units.h"\n' >> "$TREE/lib/strf.c"
+	run sh "$CHECK" "$TREE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'misc/x.c: is in "misc", which is not a stage'* ]]
+	[[ "$output" == *'lib/strf.c:'*'includes "units.h": name the folder ("lib/units.h")'* ]]
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# check-layout.sh - the runner's include rule (docs/architecture.md).
+#
+# runner/ is one folder per pipeline stage.  A file may include:
+#   - headers of its own folder;
+#   - the ABI headers at the top (probe.h, probe_time.h) and any lib/ header;
+#   - the ONE public header (<stage>/<stage>.h) of an EARLIER stage.
+# Stage order: lib spec plan machine stats exec results report serve cli main.c
+# (main.c is last and may include any public header).  Included headers must
+# also not form a cycle.  Prints every violation as FILE:LINE: what, and
+# exits 1 when there is one.
+#
+# Usage: tools/check-layout.sh [RUNNER_DIR]   (default: runner/ of this tree)
+set -u
+root=${1:-$(dirname "$0")/../runner}
+[ -d "$root" ] || { echo "check-layout: '$root': no such folder" >&2; exit 2; }
+cd "$root" || exit 2
+
+STAGES="lib spec plan machine stats exec results report serve cli"
+# Headers public besides <stage>/<stage>.h, until their owners finish:
+# exec/loader.h is being reworked with the probe ABI (issue 8 §2).
+EXTRA_PUBLIC="exec/loader.h"
+
+files=$(find . -name '*.[ch]' | sed 's|^\./||' | LC_ALL=C sort)
+[ -n "$files" ] || { echo "check-layout: no sources under '$root'" >&2; exit 2; }
+
+# FILE LINE HEADER for every #include "..." (system includes are not ours).
+for f in $files; do
+	awk -v f="$f" '/^[ \t]*#[ \t]*include[ \t]*"/ {
+		h = $0; sub(/^[^"]*"/, "", h); sub(/".*$/, "", h); print f, FNR, h }' "$f"
+done > "${TMPDIR:-/tmp}/check-layout.$$"
+trap 'rm -f "${TMPDIR:-/tmp}/check-layout.$$"' EXIT
+
+bad=0
+awk -v stages="$STAGES" -v extra="$EXTRA_PUBLIC" '
+BEGIN {
+	n = split(stages, s, " ")
+	for (i = 1; i <= n; i++)
+		rank[s[i]] = i
+	rank["main.c"] = n + 1
+	split(extra, e, " ")
+	for (i in e)
+		public[e[i]] = 1
+	top["probe.h"] = 1
+	top["probe_time.h"] = 1
+}
+function folder(p) { return p ~ /\// ? substr(p, 1, index(p, "/") - 1) : p }
+{
+	file = $1; line = $2; hdr = $3
+	from = folder(file); to = folder(hdr)
+	if (hdr in top)
+		next
+	if (!(hdr ~ /\//)) {
+		printf "%s:%s: includes \"%s\": name the folder (\"%s/%s\")\n", file, line, hdr, from, hdr
+		bad = 1
+		next
+	}
+	if (!(to in rank) || to == "main.c") {
+		printf "%s:%s: includes \"%s\": \"%s\" is not a stage\n", file, line, hdr, to
+		bad = 1
+		next
+	}
+	if (from != "main.c" && !(from in rank)) {
+		printf "%s: is in \"%s\", which is not a stage (%s)\n", file, from, stages
+		bad = 1
+		next
+	}
+	if (to == from || to == "lib")
+		next
+	if (rank[to] > rank[from]) {
+		printf "%s:%s: includes \"%s\": %s is a later stage than %s\n", file, line, hdr, to, from
+		bad = 1
+	}
+	if (hdr != to "/" to ".h" && !(hdr in public)) {
+		printf "%s:%s: includes \"%s\": private to %s/ (its public header is %s/%s.h)\n",
+		       file, line, hdr, to, to, to
+		bad = 1
+	}
+}
+END { exit bad }' "${TMPDIR:-/tmp}/check-layout.$$" || bad=1
+
+# Header cycles: tsort reports a loop in the "includer included" pairs.
+if ! awk '$1 ~ /\.h$/ { print $1, $3 }' "${TMPDIR:-/tmp}/check-layout.$$" |
+	tsort >/dev/null 2>"${TMPDIR:-/tmp}/check-layout.$$.cyc"; then
+	echo "headers include each other in a cycle:"
+	sed 's/^tsort: /    /' "${TMPDIR:-/tmp}/check-layout.$$.cyc"
+	bad=1
+fi
+rm -f "${TMPDIR:-/tmp}/check-layout.$$.cyc"
+exit $bad
