@@ -158,7 +158,7 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	[ "$(json "$OUT/c/results/slow.json" 'd["status"]')" = interrupted ]
 	[ "$(json "$OUT/c/results/slow.json" 'd["points"][0]["reason"]')" = interrupted ]
 	# the probe's process group is gone
-	! kill -0 -- "-$pg" 2>/dev/null
+	! kill -0 -- "-$pg" 2>/dev/null || false
 }
 
 @test "-q is quiet on stderr; -v says what it does" {
