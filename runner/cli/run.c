@@ -273,98 +273,165 @@ static void print_summary(const struct exp *x)
 	printf("\n");
 }
 
-int run_main(char **paths, size_t npaths, const struct cli_opts *o)
+/* --- the run ------------------------------------------------------------ */
+
+/* One run of the plan, from the run folder to the report. */
+struct run {
+	const struct cli_opts *o;
+	struct exp *e; size_t n;
+	size_t *order;			/* run order: subtract: targets first */
+	uint64_t seed;
+	char run_id[256], dir[4096], scratch[4096];
+	double tsc_hz;
+	json_t *machine, *manifest, *all_results;
+	struct progress pg;
+	int any_failed;
+};
+
+/* UTC time and a hash of the seed and pid: sorts by time, never collides
+   between two runs started in the same second. */
+static void make_run_id(struct run *r)
 {
-	char **files = NULL, err[4096], dir[4096];
-	size_t nfiles = 0, n = 0;
-	struct exp *e = NULL;
-	int rc;
+	if (r->o->run_id) {
+		snprintf(r->run_id, sizeof r->run_id, "%s", r->o->run_id);
+		return;
+	}
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(r->run_id, sizeof r->run_id, "%Y%m%dT%H%M%SZ", &tm);
+	size_t len = strlen(r->run_id);
+	snprintf(r->run_id + len, sizeof r->run_id - len, "-%06llx",
+		 (unsigned long long)(mix64(r->seed ^ (uint64_t)getpid()) & 0xffffff));
+}
 
-	if (plan_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: %s\n", err);
+/* The run folder with results/ and the specs as given.  Returns EXIT_OK,
+   EXIT_USAGE (it exists) or EXIT_INTERNAL (message printed). */
+static int make_folder(struct run *r)
+{
+	char sub[4200], err[4600];
+
+	snprintf(r->dir, sizeof r->dir, "%s/%s", r->o->out_dir, r->run_id);
+	if (access(r->dir, F_OK) == 0) {
+		fprintf(stderr, "runner: %s: run folder already exists\n", r->dir);
 		return EXIT_USAGE;
 	}
-	rc = prepare(files, nfiles, o, &e, &n);
-	plan_files_free(files, nfiles);
-	if (rc)
-		return rc;
-
-	size_t *order = calloc(n, sizeof *order);
-	struct spec **specs = calloc(n, sizeof *specs);
-	for (size_t i = 0; i < n; i++)
-		specs[i] = &e[i].spec;
-	rc = plan_order(specs, n, order, err, sizeof err);
-	free(specs);
-	if (rc < 0) {
-		fprintf(stderr, "runner: %s\n", err);
-		free(order);
-		free_exps(e, n);
-		return EXIT_USAGE;
-	}
-	if (o->check_only) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s: ok (%s, probe '%s', %zu point%s)\n", e[i].spec.file, e[i].spec.name,
-			       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");
-		free(order);
-		free_exps(e, n);
-		return EXIT_OK;
-	}
-
-	/* The run folder. */
-	uint64_t seed = o->seed;
-	if (!o->has_seed && getrandom(&seed, sizeof seed, 0) != sizeof seed)
-		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	char run_id[256];
-	if (o->run_id) {
-		snprintf(run_id, sizeof run_id, "%s", o->run_id);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		strftime(run_id, sizeof run_id, "%Y%m%dT%H%M%SZ", &tm);
-		snprintf(run_id + strlen(run_id), sizeof run_id - strlen(run_id), "-%06llx",
-			 (unsigned long long)(mix64(seed ^ (uint64_t)getpid()) & 0xffffff));
-	}
-	snprintf(dir, sizeof dir, "%s/%s", o->out_dir, run_id);
-	if (access(dir, F_OK) == 0) {
-		fprintf(stderr, "runner: %s: run folder already exists\n", dir);
-		free(order);
-		free_exps(e, n);
-		return EXIT_USAGE;
-	}
-	char sub[4200];
-	snprintf(sub, sizeof sub, "%s/results", dir);
+	snprintf(sub, sizeof sub, "%s/results", r->dir);
 	if (results_mkdirs(sub, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
-		free(order);
-		free_exps(e, n);
 		return EXIT_INTERNAL;
 	}
-	snprintf(sub, sizeof sub, "%s/specs", dir);
+	snprintf(sub, sizeof sub, "%s/specs", r->dir);
 	results_mkdirs(sub, err, sizeof err);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < r->n; i++) {
+		const struct spec *s = &r->e[i].spec;
 		char p[4400];
-		snprintf(p, sizeof p, "%s/specs/%s.yaml", dir, e[i].spec.name);
-		if (results_write_file(p, e[i].spec.text, strlen(e[i].spec.text), err, sizeof err) < 0)
+		snprintf(p, sizeof p, "%s/specs/%s.yaml", r->dir, s->name);
+		if (results_write_file(p, s->text, strlen(s->text), err, sizeof err) < 0)
 			fprintf(stderr, "runner: %s\n", err);
 	}
+	return EXIT_OK;
+}
+
+/* The machine, once, and the manifest listing every experiment as pending. */
+static void start_manifest(struct run *r)
+{
+	const struct cli_opts *o = r->o;
 
 	if (o->verbose)
 		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
-	double tsc_hz = machine_calibrate_tsc();
-	json_t *machine = machine_describe(tsc_hz);
+	r->tsc_hz = machine_calibrate_tsc();
+	r->machine = machine_describe(r->tsc_hz);
 	struct results_run rr = {
-		.run_id = run_id, .seed = seed, .argc = o->argc, .argv = o->argv,
+		.run_id = r->run_id, .seed = r->seed, .argc = o->argc, .argv = o->argv,
 		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
 		.quick = o->quick, .probe_dir = loader_dir(), .peer = o->peer, .origin = o->origin,
 	};
-	json_t *manifest = results_manifest_new(&rr, machine);
-	for (size_t k = 0; k < n; k++) {
-		struct exp *x = &e[order[k]];
-		results_manifest_add(manifest, &x->spec, x->probe_ok ? &x->lp : NULL, x->probe_err);
+	r->manifest = results_manifest_new(&rr, r->machine);
+	for (size_t k = 0; k < r->n; k++) {
+		struct exp *x = &r->e[r->order[k]];
+		results_manifest_add(r->manifest, &x->spec, x->probe_ok ? &x->lp : NULL, x->probe_err);
 	}
-	write_manifest(dir, manifest);
+	write_manifest(r->dir, r->manifest);
+}
 
+/* Point pi of x in a child; its JSON is appended and the file rewritten. */
+static void run_point(struct run *r, struct exp *x, size_t pi, json_t *const *deps)
+{
+	const struct cli_opts *o = r->o;
+	json_t *points = json_object_get(x->result, "points");
+	struct plan_point *pt = &x->pts[pi];
+	struct point_result res;
+	uint64_t pseed = mix64(r->seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
+	struct exec_ctx ctx = {
+		.seed = pseed, .scratch_root = r->scratch, .peer = o->peer, .tsc_hz = r->tsc_hz,
+		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
+		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
+	};
+
+	r->pg.point = pi;
+	if (o->verbose) {
+		json_t *pt_text = results_params(&x->spec, pt, 1);
+		char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fprintf(stderr, "runner: '%s' point %zu/%zu %s\n", x->spec.name, pi + 1, x->n_pts,
+			t ? t : "");
+		free(t);
+		json_decref(pt_text);
+	}
+	if (exec_point(&ctx, &x->spec, &x->lp, pt, &res) < 0)
+		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res.reason);
+	json_array_append_new(points, results_point(&x->spec, &x->lp, pt, &res, r->tsc_hz, pseed,
+						    deps));
+	exec_result_free(&res);
+	r->pg.done_all++;
+	json_object_set_new(x->result, "status", json_string(results_status(points, interrupted)));
+	write_result(r->dir, x);
+}
+
+/* The k-th experiment in run order: every point, then findings, status,
+   the manifest's entry and the summary line. */
+static void run_experiment(struct run *r, size_t k)
+{
+	struct exp *x = &r->e[r->order[k]];
+
+	x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, r->tsc_hz);
+	json_t *points = json_object_get(x->result, "points");
+	write_result(r->dir, x);	/* visible as "running" from the start */
+	if (!x->probe_ok) {
+		/* A broken probe fails its experiment, not the run. */
+		json_array_append_new(points, results_failed_point(x->probe_err));
+		fprintf(stderr, "runner: %s\n", x->probe_err);
+		r->pg.done_all++;
+	}
+	json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
+	for (size_t d = 0; d < x->spec.n_subtract; d++) {
+		struct exp *dx = find_exp(r->e, r->n, x->spec.subtract[d]);
+		deps[d] = dx ? dx->result : NULL;
+	}
+	r->pg.x = x;
+	r->pg.npoints = x->n_pts;
+	for (size_t pi = 0; x->probe_ok && pi < x->n_pts && !interrupted; pi++)
+		run_point(r, x, pi, deps);
+	free(deps);
+	if (r->pg.tty && !r->o->quiet)
+		fprintf(stderr, "\r\033[K");
+	if (x->probe_ok && x->spec.n_findings && !interrupted)
+		results_findings(&x->spec, x->result, r->machine);
+	const char *st = results_status(points, interrupted);
+	json_object_set_new(x->result, "status", json_string(st));
+	write_result(r->dir, x);
+	if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
+		r->any_failed = 1;
+	results_manifest_set_status(r->manifest, k, st);
+	write_manifest(r->dir, r->manifest);
+	json_array_append(r->all_results, x->result);
+	if (!r->o->quiet)
+		print_summary(x);
+}
+
+/* Every experiment in order, until done or interrupted. */
+static void run_all(struct run *r)
+{
 	/* Ctrl-C / SIGTERM: stop the running point (exec kills its process
 	   group), keep everything finished.  No SA_RESTART: poll() must wake. */
 	struct sigaction sa, old_int, old_term;
@@ -375,111 +442,113 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	sigaction(SIGTERM, &sa, &old_term);
 	interrupted = 0;
 
-	char scratch[4096];
 	const char *tmp = getenv("TMPDIR");
-	snprintf(scratch, sizeof scratch, "%s/sysmeter.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(scratch))
-		snprintf(scratch, sizeof scratch, "%s", dir);
+	snprintf(r->scratch, sizeof r->scratch, "%s/sysmeter.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(r->scratch))
+		snprintf(r->scratch, sizeof r->scratch, "%s", r->dir);
 
-	struct progress pg = {.o = o, .tty = isatty(2), .t0 = now_s()};
-	for (size_t i = 0; i < n; i++)
-		pg.total_all += e[i].probe_ok ? e[i].n_pts : 1;
-
-	int any_failed = 0;
-	json_t *all_results = json_array();
-	for (size_t k = 0; k < n && !interrupted; k++) {
-		struct exp *x = &e[order[k]];
-		x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, tsc_hz);
-		json_t *points = json_object_get(x->result, "points");
-		write_result(dir, x);	/* visible as "running" from the start */
-		if (!x->probe_ok) {
-			/* A broken probe fails its experiment, not the run. */
-			json_array_append_new(points, results_failed_point(x->probe_err));
-			fprintf(stderr, "runner: %s\n", x->probe_err);
-			pg.done_all++;
-		}
-		json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
-		for (size_t d = 0; d < x->spec.n_subtract; d++) {
-			struct exp *dx = find_exp(e, n, x->spec.subtract[d]);
-			deps[d] = dx ? dx->result : NULL;
-		}
-		pg.x = x;
-		pg.npoints = x->n_pts;
-		for (size_t pi = 0; x->probe_ok && pi < x->n_pts && !interrupted; pi++) {
-			struct plan_point *pt = &x->pts[pi];
-			struct point_result r;
-			uint64_t pseed = mix64(seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
-			struct exec_ctx ctx = {
-				.seed = pseed, .scratch_root = scratch, .peer = o->peer, .tsc_hz = tsc_hz,
-				.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
-				.interrupted = &interrupted, .on_sample = on_sample, .arg = &pg,
-			};
-			pg.point = pi;
-			if (o->verbose) {
-				json_t *pt_text = results_params(&x->spec, pt, 1);
-				char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
-				fprintf(stderr, "runner: '%s' point %zu/%zu %s\n", x->spec.name, pi + 1,
-					x->n_pts, t ? t : "");
-				free(t);
-				json_decref(pt_text);
-			}
-			if (exec_point(&ctx, &x->spec, &x->lp, pt, &r) < 0) {
-				fprintf(stderr, "runner: '%s': %s\n", x->spec.name, r.reason);
-			}
-			json_array_append_new(points, results_point(&x->spec, &x->lp, pt, &r, tsc_hz,
-								    pseed, deps));
-			exec_result_free(&r);
-			pg.done_all++;
-			json_object_set_new(x->result, "status",
-					    json_string(results_status(points, interrupted)));
-			write_result(dir, x);
-		}
-		free(deps);
-		if (pg.tty && !o->quiet)
-			fprintf(stderr, "\r\033[K");
-		if (x->probe_ok && x->spec.n_findings && !interrupted)
-			results_findings(&x->spec, x->result, machine);
-		const char *st = results_status(points, interrupted);
-		json_object_set_new(x->result, "status", json_string(st));
-		write_result(dir, x);
-		if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
-			any_failed = 1;
-		results_manifest_set_status(manifest, k, st);
-		write_manifest(dir, manifest);
-		json_array_append(all_results, x->result);
-		if (!o->quiet)
-			print_summary(x);
-	}
-	nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	r->pg = (struct progress){.o = r->o, .tty = isatty(2), .t0 = now_s()};
+	for (size_t i = 0; i < r->n; i++)
+		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts : 1;
+	r->all_results = json_array();
+	for (size_t k = 0; k < r->n && !interrupted; k++)
+		run_experiment(r, k);
+	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+}
 
-	int exit_code = interrupted ? EXIT_INTERRUPTED : any_failed ? EXIT_FAILED : EXIT_OK;
-	if (results_write_csv(dir, all_results, err, sizeof err) < 0)
+/* results.csv, out/latest, the manifest's end, the report.  Returns the
+   exit code. */
+static int finish(struct run *r)
+{
+	const struct cli_opts *o = r->o;
+	char err[4096];
+	int exit_code = interrupted ? EXIT_INTERRUPTED : r->any_failed ? EXIT_FAILED : EXIT_OK;
+
+	if (results_write_csv(r->dir, r->all_results, err, sizeof err) < 0)
 		fprintf(stderr, "runner: %s\n", err);
-	if (results_link_latest(o->out_dir, run_id, err, sizeof err) < 0)
+	if (results_link_latest(o->out_dir, r->run_id, err, sizeof err) < 0)
 		fprintf(stderr, "runner: %s\n", err);
-	results_manifest_finish(manifest, interrupted ? "interrupted" : "complete", exit_code);
-	write_manifest(dir, manifest);
+	results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete", exit_code);
+	write_manifest(r->dir, r->manifest);
 	if (interrupted)
-		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", dir);
+		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", r->dir);
 	if (!o->no_report && !interrupted) {
 		const char *tdir = o->templates ? o->templates : report_default_templates();
 		if (o->verbose)
 			fprintf(stderr, "runner: rendering the report from %s\n", tdir);
-		if (report_render(dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+		if (report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
 				  o->verbose, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: report: %s\n", err);
 			if (!exit_code)
 				exit_code = EXIT_FAILED;
 		}
 	}
-	printf("%s\n", dir);
+	printf("%s\n", r->dir);
 	fflush(stdout);
-	json_decref(all_results);
-	json_decref(manifest);
-	json_decref(machine);
-	free(order);
-	free_exps(e, n);
 	return exit_code;
+}
+
+/* The experiments' run order (subtract: targets first) into r->order.
+   Returns EXIT_OK or EXIT_USAGE (message printed). */
+static int order_exps(struct run *r)
+{
+	char err[4096];
+	struct spec **specs = calloc(r->n ? r->n : 1, sizeof *specs);
+	int rc;
+
+	r->order = calloc(r->n ? r->n : 1, sizeof *r->order);
+	for (size_t i = 0; i < r->n; i++)
+		specs[i] = &r->e[i].spec;
+	rc = plan_order(specs, r->n, r->order, err, sizeof err);
+	free(specs);
+	if (rc < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int run_main(char **paths, size_t npaths, const struct cli_opts *o)
+{
+	struct run r = {.o = o};
+	char **files = NULL, err[4096];
+	size_t nfiles = 0;
+	int rc;
+
+	if (plan_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_USAGE;
+	}
+	rc = prepare(files, nfiles, o, &r.e, &r.n);
+	plan_files_free(files, nfiles);
+	if (rc)
+		return rc;
+	if ((rc = order_exps(&r)) != EXIT_OK)
+		goto out;
+	if (o->check_only) {
+		for (size_t i = 0; i < r.n; i++) {
+			const struct exp *x = &r.e[i];
+			printf("%s: ok (%s, probe '%s', %zu point%s)\n", x->spec.file, x->spec.name,
+			       x->spec.probe, x->n_pts, x->n_pts == 1 ? "" : "s");
+		}
+		goto out;
+	}
+	r.seed = o->seed;
+	if (!o->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
+		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	make_run_id(&r);
+	if ((rc = make_folder(&r)) != EXIT_OK)
+		goto out;
+	start_manifest(&r);
+	run_all(&r);
+	rc = finish(&r);
+out:
+	json_decref(r.all_results);
+	json_decref(r.manifest);
+	json_decref(r.machine);
+	free(r.order);
+	free_exps(r.e, r.n);
+	return rc;
 }
