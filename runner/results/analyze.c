@@ -147,52 +147,84 @@ static double dep_value(const json_t *dep, const json_t *params, const char *uni
 	return v;
 }
 
-json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
-		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
-		      uint64_t seed, json_t *const *deps)
-{
-	const struct probe *p = lp->p;
-	json_t *o = json_object(), *samples = json_array(), *sanity = json_array();
-	size_t n_valid = 0, n_invalid = 0, nk = 0;
-	double *vals = calloc(r->n_samples + 1, sizeof *vals);
-	size_t *map = calloc(r->n_samples + 1, sizeof *map);
-	unsigned char *out = calloc(r->n_samples + 1, 1);
+/* One point being analysed: the inputs, the samples sorted out, and the
+   numbers each step leaves for the next. */
+struct point_ctx {
+	const struct spec *s;
+	const struct loaded_probe *lp;
+	const struct probe *p;
+	const struct plan_point *pt;
+	struct point_result *r;
+	double tsc_hz;
+	double *vals; size_t *map;	/* valid samples' values, their index in r */
+	unsigned char *out;		/* per valid sample: dropped as an outlier */
+	double *kept;
+	size_t n_valid, n_invalid, n_out, nk;
+	double est, lo, hi;		/* of the kept samples, before subtraction */
+	const char *method;		/* of the CI; NULL when there is none */
+	double total_sub, est_sub;	/* subtracted per op, and what is left */
+	struct stats_summary sum;
+	json_t *o, *params, *sanity;
+};
 
-	/* 1. Warmups and invalid samples never enter the statistics. */
+/* 1. Warmups and invalid samples never enter the statistics.  2. The
+   spec's outlier rule on the valid ones (marked in r's samples too). */
+static void sort_samples(struct point_ctx *c)
+{
+	const struct spec *s = c->s;
+	struct point_result *r = c->r;
+
+	c->vals = calloc(r->n_samples + 1, sizeof *c->vals);
+	c->map = calloc(r->n_samples + 1, sizeof *c->map);
+	c->out = calloc(r->n_samples + 1, 1);
 	for (size_t i = 0; i < r->n_samples; i++) {
 		if (r->samples[i].warmup)
 			continue;
 		if (!r->samples[i].valid || !isfinite(r->samples[i].value)) {
-			n_invalid++;
+			c->n_invalid++;
 			continue;
 		}
-		map[n_valid] = i;
-		vals[n_valid++] = r->samples[i].value;
+		c->map[c->n_valid] = i;
+		c->vals[c->n_valid++] = r->samples[i].value;
 	}
-	/* 2. The spec's outlier rule on the valid ones. */
-	size_t n_out = stats_outliers(vals, n_valid, s->outliers, s->out_k, s->out_lo, s->out_hi, out);
-	double *kept = calloc(n_valid + 1, sizeof *kept);
-	for (size_t i = 0; i < n_valid; i++) {
-		if (out[i])
-			r->samples[map[i]].outlier = 1;
+	c->n_out = stats_outliers(c->vals, c->n_valid, s->outliers, s->out_k, s->out_lo, s->out_hi,
+				  c->out);
+	c->kept = calloc(c->n_valid + 1, sizeof *c->kept);
+	for (size_t i = 0; i < c->n_valid; i++) {
+		if (c->out[i])
+			r->samples[c->map[i]].outlier = 1;
 		else
-			kept[nk++] = vals[i];
+			c->kept[c->nk++] = c->vals[i];
 	}
-	for (size_t i = 0; i < r->n_samples; i++) {
-		const struct sample_rec *sr = &r->samples[i];
+}
+
+static json_t *samples_json(const struct point_ctx *c)
+{
+	json_t *samples = json_array();
+
+	for (size_t i = 0; i < c->r->n_samples; i++) {
+		const struct sample_rec *sr = &c->r->samples[i];
 		json_t *ex = json_object();
-		for (size_t m = 0; m < lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
-			json_object_set_new(ex, p->metrics[m].name, results_num(sr->extra[m]));
+		for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
+			json_object_set_new(ex, c->p->metrics[m].name, results_num(sr->extra[m]));
 		json_array_append_new(samples, json_pack("{s:o,s:b,s:b,s:b,s:o,s:o}",
 			"value", results_num(sr->value), "warmup", sr->warmup, "valid", sr->valid,
 			"outlier", sr->outlier, "extra", ex,
 			"note", sr->note[0] ? json_string(sr->note) : json_null()));
 	}
+	return samples;
+}
 
-	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
-	json_t *params = results_params(s, pt, 0);
-	json_object_set_new(o, "params", params);
-	json_object_set_new(o, "params_text", results_params(s, pt, 1));
+/* What ran: the point, its status, placement and samples. */
+static void put_run(struct point_ctx *c)
+{
+	const struct point_result *r = c->r;
+	json_t *o = c->o;
+
+	json_object_set_new(o, "index", json_integer((json_int_t)c->pt->index));
+	c->params = results_params(c->s, c->pt, 0);
+	json_object_set_new(o, "params", c->params);
+	json_object_set_new(o, "params_text", results_params(c->s, c->pt, 1));
 	json_object_set_new(o, "status", json_string(exec_status_name(r->status)));
 	json_object_set_new(o, "reason", r->reason[0] ? json_string(r->reason) : json_null());
 	json_object_set_new(o, "iterations", json_integer((json_int_t)r->iterations));
@@ -204,84 +236,102 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 		"priority", json_integer(r->priority),
 		"priority_applied", r->prio_applied,
 		"note", r->placement_note[0] ? json_string(r->placement_note) : json_null()));
-	json_object_set_new(o, "samples", samples);
-	json_object_set_new(o, "n", json_integer((json_int_t)nk));
-	json_object_set_new(o, "n_outliers", json_integer((json_int_t)n_out));
-	json_object_set_new(o, "n_invalid", json_integer((json_int_t)n_invalid));
+	json_object_set_new(o, "samples", samples_json(c));
+	json_object_set_new(o, "n", json_integer((json_int_t)c->nk));
+	json_object_set_new(o, "n_outliers", json_integer((json_int_t)c->n_out));
+	json_object_set_new(o, "n_invalid", json_integer((json_int_t)c->n_invalid));
+}
 
-	/* 3. Estimate, CI and spread of the kept samples. */
-	double est = NAN, lo = NAN, hi = NAN;
-	const char *method = NULL;
-	struct stats_summary sum;
-	memset(&sum, 0, sizeof sum);
-	if (nk > 0) {
-		est = stats_estimate(kept, nk, s->estimate, s->est_p);
-		stats_ci(kept, nk, s->estimate, s->est_p, 0.95, seed, &lo, &hi, &method);
+/* 3. Estimate, CI and spread of the kept samples.  4. Subtract other
+   experiments' per-op costs (their own CIs are not propagated: the note
+   says so in docs/methodology.md). */
+static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps)
+{
+	const struct spec *s = c->s;
+	json_t *o = c->o, *subs = json_array();
+
+	c->est = c->lo = c->hi = NAN;
+	memset(&c->sum, 0, sizeof c->sum);
+	if (c->nk > 0) {
+		c->est = stats_estimate(c->kept, c->nk, s->estimate, s->est_p);
+		stats_ci(c->kept, c->nk, s->estimate, s->est_p, 0.95, seed, &c->lo, &c->hi,
+			 &c->method);
 	}
-	stats_summarise(kept, nk, &sum);
-
-	/* 4. Subtract other experiments' per-op costs (their own CIs are not
-	   propagated: the note says so in docs/methodology.md). */
-	json_t *subs = json_array();
-	double total_sub = 0;
+	stats_summarise(c->kept, c->nk, &c->sum);
 	for (size_t d = 0; d < s->n_subtract; d++) {
 		const char *why = "it did not run";
-		double v = deps && deps[d] ? dep_value(deps[d], params, p->unit, &why) : NAN;
+		double v = deps && deps[d] ? dep_value(deps[d], c->params, c->p->unit, &why) : NAN;
 		if (isnan(v)) {
-			flag(sanity, "subtract_failed", "could not subtract '%s': %s", s->subtract[d], why);
+			flag(c->sanity, "subtract_failed", "could not subtract '%s': %s", s->subtract[d],
+			     why);
 			continue;
 		}
-		total_sub += v;
+		c->total_sub += v;
 		json_array_append_new(subs, json_pack("{s:s,s:o}", "experiment", s->subtract[d],
 						      "value", results_num(v)));
 	}
-	double est_sub = est - total_sub;
-	json_object_set_new(o, "estimate", results_num(est_sub));
-	json_object_set_new(o, "estimate_raw", results_num(est));
+	c->est_sub = c->est - c->total_sub;
+	json_object_set_new(o, "estimate", results_num(c->est_sub));
+	json_object_set_new(o, "estimate_raw", results_num(c->est));
 	json_object_set_new(o, "estimator", json_string(est_name(s->estimate)));
 	json_object_set_new(o, "subtracted", subs);
-	json_object_set_new(o, "ci", method ? json_pack("[o,o]", results_num(lo - total_sub),
-							  results_num(hi - total_sub)) : json_null());
+	json_object_set_new(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo - c->total_sub),
+							     results_num(c->hi - c->total_sub))
+					       : json_null());
 	json_object_set_new(o, "ci_level", json_real(0.95));
-	json_object_set_new(o, "ci_method", method ? json_string(method) : json_null());
-	json_object_set_new(o, "stats", summary_json(&sum));
+	json_object_set_new(o, "ci_method", c->method ? json_string(c->method) : json_null());
+	json_object_set_new(o, "stats", summary_json(&c->sum));
+}
 
-	/* 5. Cycles, when the unit is a time: TSC ticks, not core cycles. */
+/* 5. Cycles, when the unit is a time: TSC ticks, not core cycles. */
+static void put_cycles(struct point_ctx *c)
+{
 	double ns_per_unit;
-	if (units_is_time(p->unit, &ns_per_unit) && tsc_hz > 0) {
-		double c = ns_per_unit * tsc_hz / 1e9;
-		json_object_set_new(o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
-			"estimate", results_num(est_sub * c),
-			"ci", method ? json_pack("[o,o]", results_num((lo - total_sub) * c),
-						 results_num((hi - total_sub) * c)) : json_null(),
-			"mean", results_num(sum.mean * c), "median", results_num(sum.median * c),
-			"std", results_num(sum.std * c)));
-	} else {
-		json_object_set_new(o, "cycles", json_null());
-	}
 
-	/* 6. Secondary values over the same kept samples. */
+	if (!units_is_time(c->p->unit, &ns_per_unit) || !(c->tsc_hz > 0)) {
+		json_object_set_new(c->o, "cycles", json_null());
+		return;
+	}
+	double k = ns_per_unit * c->tsc_hz / 1e9;
+	json_object_set_new(c->o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
+		"estimate", results_num(c->est_sub * k),
+		"ci", c->method ? json_pack("[o,o]", results_num((c->lo - c->total_sub) * k),
+					    results_num((c->hi - c->total_sub) * k)) : json_null(),
+		"mean", results_num(c->sum.mean * k), "median", results_num(c->sum.median * k),
+		"std", results_num(c->sum.std * k)));
+}
+
+/* 6. Secondary values over the same kept samples. */
+static void put_extra(struct point_ctx *c)
+{
 	json_t *extra = json_object();
-	for (size_t m = 0; m < lp->n_metrics && m < PROBE_MAX_EXTRA; m++) {
-		double *ev = calloc(nk + 1, sizeof *ev);
+
+	for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++) {
+		double *ev = calloc(c->nk + 1, sizeof *ev);
 		size_t ne = 0;
-		for (size_t i = 0; i < n_valid; i++)
-			if (!out[i])
-				ev[ne++] = r->samples[map[i]].extra[m];
+		for (size_t i = 0; i < c->n_valid; i++)
+			if (!c->out[i])
+				ev[ne++] = c->r->samples[c->map[i]].extra[m];
 		struct stats_summary es;
 		stats_summarise(ev, ne, &es);
-		json_object_set_new(extra, p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
+		json_object_set_new(extra, c->p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
 			"mean", results_num(es.mean), "median", results_num(es.median),
 			"std", results_num(es.std), "min", results_num(es.min), "max", results_num(es.max)));
 		free(ev);
 	}
-	json_object_set_new(o, "extra", extra);
+	json_object_set_new(c->o, "extra", extra);
+}
 
-	/* 7. Prediction and reference. */
+/* 7. The spec's prediction for this point, and its ratio to the estimate. */
+static void put_prediction(struct point_ctx *c)
+{
+	const struct spec *s = c->s;
+	double est_sub = c->est_sub;
 	json_t *pred = json_null();
+
 	for (size_t i = 0; i < s->n_predict; i++) {
 		const struct spec_predict *pr = &s->predict[i];
-		if (!where_matches(s, pr->where, pr->n_where, pt))
+		if (!where_matches(s, pr->where, pr->n_where, c->pt))
 			continue;
 		json_decref(pred);
 		pred = json_pack("{s:o,s:s,s:s,s:o}", "value", results_num(pr->value),
@@ -290,20 +340,28 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 				 "ratio", results_num(pr->value != 0 ? est_sub / pr->value : NAN));
 		if (isfinite(est_sub) && pr->value > 0 &&
 		    (est_sub / pr->value > 10 || est_sub / pr->value < 0.1))
-			flag(sanity, "far_from_prediction",
-			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, p->unit,
-			     est_sub / pr->value, pr->value, p->unit);
+			flag(c->sanity, "far_from_prediction",
+			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, c->p->unit,
+			     est_sub / pr->value, pr->value, c->p->unit);
 		break;
 	}
-	json_object_set_new(o, "prediction", pred);
+	json_object_set_new(c->o, "prediction", pred);
+}
+
+/* 7. The reference band for this host (a host's own band wins over '*'). */
+static void put_reference(struct point_ctx *c)
+{
+	const struct spec *s = c->s;
+	double est_sub = c->est_sub;
 	json_t *ref = json_null();
 	char host[256] = "";
+
 	gethostname(host, sizeof host - 1);
 	for (size_t i = 0; i < s->n_reference; i++) {
 		const struct spec_reference *rf = &s->reference[i];
 		if (strcmp(rf->machine, "*") != 0 && strcmp(rf->machine, host) != 0)
 			continue;
-		if (!where_matches(s, rf->where, rf->n_where, pt))
+		if (!where_matches(s, rf->where, rf->n_where, c->pt))
 			continue;
 		double lo_ok = rf->value * (1 + rf->tol_lo), hi_ok = rf->value * (1 + rf->tol_hi);
 		int pass = isfinite(est_sub) && est_sub >= lo_ok && est_sub <= hi_ok;
@@ -315,52 +373,83 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 		if (strcmp(rf->machine, "*") != 0)
 			break;	/* a host-specific band wins over '*' */
 	}
-	json_object_set_new(o, "reference", ref);
+	json_object_set_new(c->o, "reference", ref);
+}
 
-	/* 8. Sanity: what must not be printed silently. */
-	if (r->status == PT_OK) {
-		double tick_ns = tsc_hz > 0 ? 1e9 / tsc_hz : 1;
-		if (units_is_time(p->unit, &ns_per_unit) && isfinite(est)) {
-			double sample_ns = est * ns_per_unit * (double)r->iterations;
-			if (sample_ns < 1000)
-				flag(sanity, "below_timer_resolution",
-				     "a sample lasted %.0f ns: the timer's resolution and overhead dominate",
-				     sample_ns);
-			else if (est * ns_per_unit > 0 && est * ns_per_unit < tick_ns / 2)
-				flag(sanity, "below_timer_resolution",
-				     "%.3g ns per op is below half a TSC tick (%.3g ns)", est * ns_per_unit,
-				     tick_ns);
-		}
-		if (isfinite(est_sub) && est_sub < 0)
-			flag(sanity, "negative_after_subtraction",
-			     "%.4g %s minus %.4g %s subtracted is negative", est, p->unit, total_sub, p->unit);
-		if (n_invalid > 0) {
-			/* The first invalid sample's note explains the others. */
-			const char *why = "";
-			for (size_t i = 0; i < r->n_samples && !why[0]; i++)
-				if (!r->samples[i].warmup && !r->samples[i].valid)
-					why = r->samples[i].note;
-			flag(sanity, "invalid_samples", "%zu of %zu samples flagged invalid by the probe%s%s%s",
-			     n_invalid, n_invalid + n_valid, why[0] ? " (first: " : "", why, why[0] ? ")" : "");
-		}
-		if (nk >= 3 && isfinite(sum.cv) && sum.cv > 0.25)
-			flag(sanity, "high_variation", "coefficient of variation %.0f %% over %zu samples",
-			     sum.cv * 100, nk);
-		if (nk == 0)
-			flag(sanity, "no_samples", "no valid sample was kept");
+/* 8. Sanity of a point that ran: what must not be printed silently. */
+static void check_ok_point(struct point_ctx *c)
+{
+	const struct point_result *r = c->r;
+	const char *unit = c->p->unit;
+	double tick_ns = c->tsc_hz > 0 ? 1e9 / c->tsc_hz : 1, ns_per_unit, est = c->est;
+
+	if (units_is_time(unit, &ns_per_unit) && isfinite(est)) {
+		double sample_ns = est * ns_per_unit * (double)r->iterations;
+		if (sample_ns < 1000)
+			flag(c->sanity, "below_timer_resolution",
+			     "a sample lasted %.0f ns: the timer's resolution and overhead dominate",
+			     sample_ns);
+		else if (est * ns_per_unit > 0 && est * ns_per_unit < tick_ns / 2)
+			flag(c->sanity, "below_timer_resolution",
+			     "%.3g ns per op is below half a TSC tick (%.3g ns)", est * ns_per_unit,
+			     tick_ns);
 	}
+	if (isfinite(c->est_sub) && c->est_sub < 0)
+		flag(c->sanity, "negative_after_subtraction",
+		     "%.4g %s minus %.4g %s subtracted is negative", est, unit, c->total_sub, unit);
+	if (c->n_invalid > 0) {
+		/* The first invalid sample's note explains the others. */
+		const char *why = "";
+		for (size_t i = 0; i < r->n_samples && !why[0]; i++)
+			if (!r->samples[i].warmup && !r->samples[i].valid)
+				why = r->samples[i].note;
+		flag(c->sanity, "invalid_samples", "%zu of %zu samples flagged invalid by the probe%s%s%s",
+		     c->n_invalid, c->n_invalid + c->n_valid, why[0] ? " (first: " : "", why,
+		     why[0] ? ")" : "");
+	}
+	if (c->nk >= 3 && isfinite(c->sum.cv) && c->sum.cv > 0.25)
+		flag(c->sanity, "high_variation", "coefficient of variation %.0f %% over %zu samples",
+		     c->sum.cv * 100, c->nk);
+	if (c->nk == 0)
+		flag(c->sanity, "no_samples", "no valid sample was kept");
+}
+
+/* 8. Sanity flags, for any point. */
+static void put_sanity(struct point_ctx *c)
+{
+	const struct point_result *r = c->r;
+
+	if (r->status == PT_OK)
+		check_ok_point(c);
 	if (r->sanity_failed)
-		flag(sanity, "probe_sanity", "%s", r->sanity_msg);
+		flag(c->sanity, "probe_sanity", "%s", r->sanity_msg);
 	if (r->cpu_requested >= 0 && !r->pinned && r->status != PT_SKIPPED)
-		flag(sanity, "not_pinned", "could not pin to CPU %d%s%s", r->cpu_requested,
+		flag(c->sanity, "not_pinned", "could not pin to CPU %d%s%s", r->cpu_requested,
 		     r->placement_note[0] ? ": " : "", r->placement_note);
-	json_object_set_new(o, "sanity", sanity);
-	json_object_set_new(o, "elapsed_s", results_num(r->elapsed_s));
-	free(vals);
-	free(map);
-	free(out);
-	free(kept);
-	return o;
+	json_object_set_new(c->o, "sanity", c->sanity);
+}
+
+json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
+		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
+		      uint64_t seed, json_t *const *deps)
+{
+	struct point_ctx c = {.s = s, .lp = lp, .p = lp->p, .pt = pt, .r = r, .tsc_hz = tsc_hz,
+			      .o = json_object(), .sanity = json_array()};
+
+	sort_samples(&c);
+	put_run(&c);
+	put_estimate(&c, seed, deps);
+	put_cycles(&c);
+	put_extra(&c);
+	put_prediction(&c);
+	put_reference(&c);
+	put_sanity(&c);
+	json_object_set_new(c.o, "elapsed_s", results_num(r->elapsed_s));
+	free(c.vals);
+	free(c.map);
+	free(c.out);
+	free(c.kept);
+	return c.o;
 }
 
 const char *results_status(const json_t *points, int interrupted)
