@@ -130,178 +130,210 @@ static json_t *jfmt(double v)
 	return json_string(buf);
 }
 
-int chart_write(const struct chart_request *rq, char *err, size_t errlen)
-{
-	json_t *res = rq->result, *spec = json_object_get(res, "spec");
-	json_t *cspec = json_object_get(spec, "chart"), *points = json_object_get(res, "points");
-	json_t *swept = swept_params(res), *series_names = json_array(), *categories = json_array();
-	json_t *series_params = json_array(), *view = NULL, *xtics = json_array(), *sview = json_array();
-	const char *xname = jsonutil_str(cspec, "x"), *yname = jsonutil_str(cspec, "y");
-	const char *kind = jsonutil_str(cspec, "kind");
-	const char *title = jsonutil_str(cspec, "title"), *xlabel = jsonutil_str(cspec, "xlabel");
-	const char *ylabel = jsonutil_str(cspec, "ylabel"), *xtype = NULL, *unit = rq->unit;
-	const char *exp_name = jsonutil_str(res, "experiment");
-	double scale = rq->scale, logx = jsonutil_num(cspec, "logx"), logy = jsonutil_num(cspec, "logy");
-	double xmin = INFINITY, xmax = -INFINITY;
-	struct cpoint *cp = NULL;
-	size_t ncp = 0, i, j;
-	int categorical, bar, rc = -1, nseries;
-	char *dat = NULL, *script = NULL, name[512], lbl[256], num[64];
-	size_t datlen = 0;
-	FILE *f = NULL;
-	json_t *pt, *v;
+/* One chart being made: what the result and the spec's `chart:` say, then
+   the points, the data file and the template's view built from them. */
+struct chart {
+	const struct chart_request *rq;
+	json_t *res, *cspec, *points;
+	json_t *swept;			/* swept parameter names */
+	json_t *series_params;		/* the parameters that make a series */
+	json_t *series_names, *categories;	/* as met in the points */
+	const char *xname, *yname;	/* yname NULL: the estimate */
+	const char *xtype, *unit, *exp_name;
+	double scale, logx, logy, xmin, xmax;
+	int categorical, bar, nseries;
+	struct cpoint *cp; size_t ncp;
+	char *dat; size_t datlen;	/* charts/<base>.dat */
+};
 
-	if (!exp_name)
-		exp_name = rq->base;
-	if (!json_is_array(swept) || !json_is_array(series_names) || !json_is_array(categories) ||
-	    !json_is_array(series_params) || !json_is_array(xtics) || !json_is_array(sview))
-		goto oom;
+/* x, the series, bars or lines, y and its unit. */
+static void choose_axes(struct chart *c)
+{
+	json_t *res = c->res, *p0 = json_object_get(json_array_get(c->points, 0), "params"), *v;
+	const char *probe_unit = jsonutil_str(json_object_get(res, "probe"), "unit");
+	const char *kind = jsonutil_str(c->cspec, "kind");
+	size_t i;
 
 	/* x: the spec's, else the first swept parameter; a name no point has
 	   (a spec typo the checker let through) falls back to the default */
-	if (xname && !json_object_get(json_object_get(json_array_get(points, 0), "params"), xname))
-		xname = NULL;
-	if (!xname && json_array_size(swept) > 0)
-		xname = json_string_value(json_array_get(swept, 0));
+	c->xname = jsonutil_str(c->cspec, "x");
+	if (c->xname && !json_object_get(p0, c->xname))
+		c->xname = NULL;
+	if (!c->xname && json_array_size(c->swept) > 0)
+		c->xname = json_string_value(json_array_get(c->swept, 0));
 	/* series: the spec's parameter, else every other swept parameter */
-	if (jsonutil_str(cspec, "series")) {
-		json_array_append_new(series_params, json_string(jsonutil_str(cspec, "series")));
+	if (jsonutil_str(c->cspec, "series")) {
+		json_array_append_new(c->series_params, json_string(jsonutil_str(c->cspec, "series")));
 	} else {
-		json_array_foreach(swept, i, v)
-			if (!xname || strcmp(json_string_value(v), xname) != 0)
-				json_array_append(series_params, v);
+		json_array_foreach(c->swept, i, v)
+			if (!c->xname || strcmp(json_string_value(v), c->xname) != 0)
+				json_array_append(c->series_params, v);
 	}
-	if (xname)
-		xtype = param_type(res, xname);
+	if (c->xname)
+		c->xtype = param_type(res, c->xname);
 	/* strings, and any x drawn as bars, go on evenly spaced categories */
-	categorical = !xname ||
-		json_is_string(json_object_get(json_object_get(json_array_get(points, 0), "params"), xname));
-	bar = kind ? strcmp(kind, "bar") == 0 : categorical;
-	categorical = categorical || bar;
+	c->categorical = !c->xname || json_is_string(json_object_get(p0, c->xname));
+	c->bar = kind ? strcmp(kind, "bar") == 0 : c->categorical;
+	c->categorical = c->categorical || c->bar;
 
 	/* y: the estimate (with its CI), or a secondary metric's median */
-	if (yname && strcmp(yname, "estimate") != 0) {
+	c->yname = jsonutil_str(c->cspec, "y");
+	if (c->yname && strcmp(c->yname, "estimate") != 0) {
 		json_t *metrics = json_object_get(json_object_get(res, "probe"), "metrics"), *m;
 		const char *munit = NULL;
 
 		json_array_foreach(metrics, i, m)
-			if (jsonutil_str(m, "name") && strcmp(jsonutil_str(m, "name"), yname) == 0)
+			if (jsonutil_str(m, "name") && strcmp(jsonutil_str(m, "name"), c->yname) == 0)
 				munit = jsonutil_str(m, "unit");
 		/* a metric in another unit than the probe's is shown as is */
-		if (!munit || strcmp(munit, jsonutil_str(json_object_get(res, "probe"), "unit") ?
-				     jsonutil_str(json_object_get(res, "probe"), "unit") : "") != 0) {
-			scale = 1;
-			unit = munit ? munit : "";
+		if (!munit || strcmp(munit, probe_unit ? probe_unit : "") != 0) {
+			c->scale = 1;
+			c->unit = munit ? munit : "";
 		}
 	} else {
-		yname = NULL;
+		c->yname = NULL;
 	}
 	/* a spec's ylabel was written for the probe's own unit */
-	if (ylabel && !yname) {
-		scale = 1;
-		unit = jsonutil_str(json_object_get(res, "probe"), "unit");
+	if (jsonutil_str(c->cspec, "ylabel") && !c->yname) {
+		c->scale = 1;
+		c->unit = probe_unit;
 	}
+}
 
-	cp = calloc(json_array_size(points) + 1, sizeof *cp);
-	if (!cp)
-		goto oom;
-	json_array_foreach(points, i, pt) {
-		struct cpoint c;
-		json_t *ci = json_object_get(pt, "ci");
-		char *skey;
-		int s;
+/* The label of a categorical point: x's text, else every swept value, else
+   (a single point) the experiment.  NULL when out of memory. */
+static char *category_of(const struct chart *c, json_t *pt)
+{
+	char *cat = c->xname ? strdup(point_param_text(pt, c->xname)) : key_of(pt, c->swept, 1);
 
-		if (!jsonutil_str(pt, "status") || strcmp(jsonutil_str(pt, "status"), "ok") != 0)
+	if (cat && !cat[0]) {
+		free(cat);
+		cat = strdup(jsonutil_str(c->res, "title") ? jsonutil_str(c->res, "title")
+							    : c->exp_name);
+	}
+	return cat;
+}
+
+/* Index of s in arr, appended when new. */
+static int intern(json_t *arr, const char *s)
+{
+	int k = index_of(arr, s);
+
+	if (k >= 0)
+		return k;
+	json_array_append_new(arr, json_string(s));
+	return (int)json_array_size(arr) - 1;
+}
+
+/* A point's y, CI, x and series into *out.  Returns 1, 0 to leave it out
+   (failed, no value, no x), -1 when out of memory. */
+static int chart_point(struct chart *c, json_t *pt, struct cpoint *out)
+{
+	json_t *ci = json_object_get(pt, "ci");
+	struct cpoint p;
+
+	if (!jsonutil_str(pt, "status") || strcmp(jsonutil_str(pt, "status"), "ok") != 0)
+		return 0;
+	if (c->yname) {
+		p.y = jsonutil_num(json_object_get(json_object_get(pt, "extra"), c->yname), "median");
+		p.lo = p.hi = p.y;
+	} else {
+		p.y = jsonutil_num(pt, "estimate");
+		p.lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0))
+							      : p.y;
+		p.hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1))
+							      : p.y;
+	}
+	if (!isfinite(p.y))
+		return 0;
+	p.y *= c->scale;
+	p.lo = isfinite(p.lo) ? p.lo * c->scale : p.y;
+	p.hi = isfinite(p.hi) ? p.hi * c->scale : p.y;
+	if (c->categorical) {
+		char *cat = category_of(c, pt);
+		if (!cat)
+			return -1;
+		p.x = intern(c->categories, cat);
+		free(cat);
+	} else {
+		p.x = jsonutil_num(json_object_get(pt, "params"), c->xname);
+		if (!isfinite(p.x))
+			return 0;
+	}
+	char *skey = key_of(pt, c->series_params, json_array_size(c->series_params) > 1);
+	if (!skey)
+		return -1;
+	p.series = intern(c->series_names, skey);
+	free(skey);
+	*out = p;
+	return 1;
+}
+
+/* Every drawable point, sorted by series and x.  -1 when out of memory. */
+static int collect_points(struct chart *c)
+{
+	json_t *pt;
+	size_t i;
+
+	c->xmin = INFINITY;
+	c->xmax = -INFINITY;
+	c->cp = calloc(json_array_size(c->points) + 1, sizeof *c->cp);
+	if (!c->cp)
+		return -1;
+	json_array_foreach(c->points, i, pt) {
+		int r = chart_point(c, pt, &c->cp[c->ncp]);
+		if (r < 0)
+			return -1;
+		if (r == 0)
 			continue;
-		if (yname) {
-			c.y = jsonutil_num(json_object_get(json_object_get(pt, "extra"), yname), "median");
-			c.lo = c.hi = c.y;
-		} else {
-			c.y = jsonutil_num(pt, "estimate");
-			c.lo = json_is_number(json_array_get(ci, 0)) ?
-				json_number_value(json_array_get(ci, 0)) : c.y;
-			c.hi = json_is_number(json_array_get(ci, 1)) ?
-				json_number_value(json_array_get(ci, 1)) : c.y;
-		}
-		if (!isfinite(c.y))
-			continue;
-		c.y *= scale;
-		c.lo = isfinite(c.lo) ? c.lo * scale : c.y;
-		c.hi = isfinite(c.hi) ? c.hi * scale : c.y;
-		if (categorical) {
-			char *cat = xname ? strdup(point_param_text(pt, xname)) : key_of(pt, swept, 1);
-
-			if (!cat)
-				goto oom;
-			if (!cat[0]) {	/* a single point: its experiment is the label */
-				free(cat);
-				cat = strdup(jsonutil_str(res, "title") ? jsonutil_str(res, "title") : exp_name);
-				if (!cat)
-					goto oom;
-			}
-			c.x = index_of(categories, cat);
-			if (c.x < 0) {
-				json_array_append_new(categories, json_string(cat));
-				c.x = (double)json_array_size(categories) - 1;
-			}
-			free(cat);
-		} else {
-			c.x = jsonutil_num(json_object_get(pt, "params"), xname);
-			if (!isfinite(c.x))
-				continue;
-		}
-		skey = key_of(pt, series_params, json_array_size(series_params) > 1);
-		if (!skey)
-			goto oom;
-		s = index_of(series_names, skey);
-		if (s < 0) {
-			json_array_append_new(series_names, json_string(skey));
-			s = (int)json_array_size(series_names) - 1;
-		}
-		free(skey);
-		c.series = s;
-		cp[ncp++] = c;
-		if (c.x < xmin)
-			xmin = c.x;
-		if (c.x > xmax)
-			xmax = c.x;
+		if (c->cp[c->ncp].x < c->xmin)
+			c->xmin = c->cp[c->ncp].x;
+		if (c->cp[c->ncp].x > c->xmax)
+			c->xmax = c->cp[c->ncp].x;
+		c->ncp++;
 	}
-	if (ncp == 0) {
-		rc = 0;
-		goto out;
-	}
-	qsort(cp, ncp, sizeof *cp, cmp_cpoint);
-	nseries = (int)json_array_size(series_names);
+	qsort(c->cp, c->ncp, sizeof *c->cp, cmp_cpoint);
+	c->nseries = (int)json_array_size(c->series_names);
+	return 0;
+}
 
-	/* defaults (0 or absent: the spec did not say): log x for a geometric
-	   sweep over a wide range, log y when values span two decades, where a
-	   linear axis would flatten the small ones to nothing */
-	if (!(logx > 1) && !categorical && xmin > 0 && xmax / xmin >= 64)
-		logx = xtype && strcmp(xtype, "size") == 0 ? 2 : 10;
-	if (categorical)
-		logx = NAN;
-	if (!(logy > 1)) {
+/* Defaults (0 or absent: the spec did not say): log x for a geometric
+   sweep over a wide range, log y when values span two decades, where a
+   linear axis would flatten the small ones to nothing. */
+static void choose_log(struct chart *c)
+{
+	if (!(c->logx > 1) && !c->categorical && c->xmin > 0 && c->xmax / c->xmin >= 64)
+		c->logx = c->xtype && strcmp(c->xtype, "size") == 0 ? 2 : 10;
+	if (c->categorical)
+		c->logx = NAN;
+	if (!(c->logy > 1)) {
 		double ymin = INFINITY, ymax = -INFINITY;
 
-		for (i = 0; i < ncp; i++) {
-			if (cp[i].lo < ymin)
-				ymin = cp[i].lo;
-			if (cp[i].hi > ymax)
-				ymax = cp[i].hi;
+		for (size_t i = 0; i < c->ncp; i++) {
+			if (c->cp[i].lo < ymin)
+				ymin = c->cp[i].lo;
+			if (c->cp[i].hi > ymax)
+				ymax = c->cp[i].hi;
 		}
-		logy = ymin > 0 && ymax / ymin >= 100 ? 10 : NAN;
+		c->logy = ymin > 0 && ymax / ymin >= 100 ? 10 : NAN;
 	}
+}
 
-	/* the data file: one block per series, blocks apart by two blank lines
-	   so that `index N` picks one; comments are the only text */
-	f = open_memstream(&dat, &datlen);
+/* The data file: one block per series, blocks apart by two blank lines so
+   that `index N` picks one; comments are the only text.  -1 when out of
+   memory. */
+static int write_dat(struct chart *c)
+{
+	FILE *f = open_memstream(&c->dat, &c->datlen);
+	size_t i = 0;
+
 	if (!f)
-		goto oom;
-	fprintf(f, "# charts/%s.dat: generated by sysmeter from the run's results\n", rq->base);
+		return -1;
+	fprintf(f, "# charts/%s.dat: generated by sysmeter from the run's results\n", c->rq->base);
 	fprintf(f, "# columns: x y ci_low ci_high bar_width\n");
-	for (i = 0, j = 0; j < (size_t)nseries; j++) {
-		double width = bar ? 0.8 / nseries : 0;
-		const char *sname = json_string_value(json_array_get(series_names, j));
+	for (size_t j = 0; j < (size_t)c->nseries; j++) {
+		double width = c->bar ? 0.8 / c->nseries : 0;
+		const char *sname = json_string_value(json_array_get(c->series_names, j));
 
 		if (j)
 			fputs("\n\n", f);
@@ -312,185 +344,246 @@ int chart_write(const struct chart_request *rq, char *err, size_t errlen)
 			fputc(*sname == '\n' || *sname == '\r' || (*sname == '\\' && !sname[1]) ?
 			      ' ' : *sname, f);
 		fputc('\n', f);
-		for (; i < ncp && cp[i].series == (int)j; i++) {
-			double x = cp[i].x;
+		for (; i < c->ncp && c->cp[i].series == (int)j; i++) {
+			double x = c->cp[i].x;
 
-			if (bar && categorical)
-				x += (j - (nseries - 1) / 2.0) * width;
-			fprintf(f, "%.10g %.10g %.10g %.10g %.10g\n", x, cp[i].y, cp[i].lo, cp[i].hi,
-				width);
+			if (c->bar && c->categorical)
+				x += (j - (c->nseries - 1) / 2.0) * width;
+			fprintf(f, "%.10g %.10g %.10g %.10g %.10g\n", x, c->cp[i].y, c->cp[i].lo,
+				c->cp[i].hi, width);
 		}
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		goto oom;
-	}
-	f = NULL;
+	return fclose(f) != 0 ? -1 : 0;
+}
 
-	/* ticks: categories by name; numeric x at the data values (sizes and
-	   times in readable units) when there are few enough */
-	if (categorical) {
-		json_array_foreach(categories, i, v) {
+/* A tick label for x of the given parameter type: sizes and times in
+   readable units. */
+static void tick_label(const char *xtype, double x, char *lbl, size_t len)
+{
+	static const struct { double f; const char *u; } tu[] = {
+		{1, "s"}, {1e3, "ms"}, {1e6, "µs"}, {1e9, "ns"} };
+	char num[64];
+	size_t k = 0;
+
+	if (strcmp(xtype, "size") == 0) {
+		units_format_size_short(x, lbl, len);
+	} else if (strcmp(xtype, "time") == 0) {
+		while (k < 3 && fabs(x) * tu[k].f < 1)
+			k++;
+		units_format_number(x * tu[k].f, num, sizeof num);
+		snprintf(lbl, len, "%s%s", num, tu[k].u);
+	} else {
+		snprintf(lbl, len, "%.10g", x);
+	}
+}
+
+/* Ticks: categories by name; numeric x at the data values when there are
+   few enough (at most CHART_MAX_TICKS, else every step-th).  NULL when out
+   of memory. */
+static json_t *make_xtics(const struct chart *c)
+{
+	json_t *xtics = json_array(), *v;
+	char lbl[256];
+	size_t i, j;
+
+	if (!xtics)
+		return NULL;
+	if (c->categorical) {
+		json_array_foreach(c->categories, i, v) {
 			json_t *t = json_object();
 
 			json_object_set(t, "label", v);
 			json_object_set_new(t, "pos", jfmt((double)i));
 			json_array_append_new(xtics, t);
 		}
-	} else if (xtype && (strcmp(xtype, "size") == 0 || strcmp(xtype, "time") == 0 ||
-			     strcmp(xtype, "int") == 0)) {
-		double *xs = calloc(ncp, sizeof *xs);
-		size_t nx = 0, step;
-
-		if (!xs)
-			goto oom;
-		for (i = 0; i < ncp; i++) {
-			for (j = 0; j < nx && xs[j] != cp[i].x; j++)
-				;
-			if (j == nx)
-				xs[nx++] = cp[i].x;
-		}
-		for (i = 1; i < nx; i++)	/* insertion sort: few values */
-			for (j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
-				double t = xs[j];
-
-				xs[j] = xs[j - 1];
-				xs[j - 1] = t;
-			}
-		step = (nx + CHART_MAX_TICKS - 1) / CHART_MAX_TICKS;
-		for (i = 0; i < nx; i += step) {
-			json_t *t = json_object();
-
-			if (strcmp(xtype, "size") == 0)
-				units_format_size_short(xs[i], lbl, sizeof lbl);
-			else if (strcmp(xtype, "time") == 0) {
-				static const struct { double f; const char *u; } tu[] = {
-					{1, "s"}, {1e3, "ms"}, {1e6, "µs"}, {1e9, "ns"} };
-				size_t k = 0;
-
-				while (k < 3 && fabs(xs[i]) * tu[k].f < 1)
-					k++;
-				units_format_number(xs[i] * tu[k].f, num, sizeof num);
-				snprintf(lbl, sizeof lbl, "%s%s", num, tu[k].u);
-			} else
-				snprintf(lbl, sizeof lbl, "%.10g", xs[i]);
-			json_object_set_new(t, "label", json_string(lbl));
-			json_object_set_new(t, "pos", jfmt(xs[i]));
-			json_array_append_new(xtics, t);
-		}
-		free(xs);
+		return xtics;
 	}
+	if (!c->xtype || !(strcmp(c->xtype, "size") == 0 || strcmp(c->xtype, "time") == 0 ||
+			   strcmp(c->xtype, "int") == 0))
+		return xtics;
+	double *xs = calloc(c->ncp, sizeof *xs);
+	size_t nx = 0, step;
 
-	for (j = 0; j < (size_t)nseries; j++) {
-		json_t *s = json_object();
-		const char *sname = json_string_value(json_array_get(series_names, j));
-
-		json_object_set_new(s, "index", json_integer((json_int_t)j));
-		json_object_set_new(s, "title", json_string(sname));
-		json_array_append_new(sview, s);
+	if (!xs) {
+		json_decref(xtics);
+		return NULL;
 	}
+	for (i = 0; i < c->ncp; i++) {
+		for (j = 0; j < nx && xs[j] != c->cp[i].x; j++)
+			;
+		if (j == nx)
+			xs[nx++] = c->cp[i].x;
+	}
+	for (i = 1; i < nx; i++)	/* insertion sort: few values */
+		for (j = i; j > 0 && xs[j - 1] > xs[j]; j--) {
+			double t = xs[j];
 
-	view = json_object();
-	if (!view)
-		goto oom;
-	snprintf(name, sizeof name, "charts/%s.dat", rq->base);
-	json_object_set_new(view, "data", json_string(name));
-	snprintf(name, sizeof name, "charts/%s.gp", rq->base);
-	json_object_set_new(view, "script", json_string(name));
-	snprintf(name, sizeof name, "charts/%s.png", rq->base);
-	json_object_set_new(view, "png", json_string(name));
-	snprintf(name, sizeof name, "charts/%s.pdf", rq->base);
-	json_object_set_new(view, "pdf", json_string(name));
+			xs[j] = xs[j - 1];
+			xs[j - 1] = t;
+		}
+	step = (nx + CHART_MAX_TICKS - 1) / CHART_MAX_TICKS;
+	for (i = 0; i < nx; i += step) {
+		json_t *t = json_object();
+
+		tick_label(c->xtype, xs[i], lbl, sizeof lbl);
+		json_object_set_new(t, "label", json_string(lbl));
+		json_object_set_new(t, "pos", jfmt(xs[i]));
+		json_array_append_new(xtics, t);
+	}
+	free(xs);
+	return xtics;
+}
+
+/* The y label the spec did not give: what is drawn, and its unit. */
+static json_t *default_ylabel(const struct chart *c)
+{
+	const char *what = c->yname ? c->yname : "time per operation", *unit = c->unit;
+	char buf[512];
+
+	if (!c->yname && unit && (strstr(unit, "/s") || strstr(unit, "ps")))
+		what = "throughput";
+	else if (!c->yname && !(unit && (strcmp(unit, "ns") == 0 || strcmp(unit, "µs") == 0 ||
+					 strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0 ||
+					 strcmp(unit, "s") == 0)))
+		what = "value";
+	snprintf(buf, sizeof buf, "%s (%s)", what, unit && unit[0] ? unit : "probe unit");
+	return json_string(buf);
+}
+
+/* "stride, op": the parameters that make the series, for the key's title. */
+static json_t *key_title(const struct chart *c)
+{
+	char *kt = NULL;
+	size_t klen = 0, i;
+	json_t *v, *j;
+
+	if (json_array_size(c->series_params) > 0) {
+		FILE *kf = open_memstream(&kt, &klen);
+
+		json_array_foreach(c->series_params, i, v)
+			fprintf(kf, "%s%s", i ? ", " : "", json_string_value(v));
+		fclose(kf);
+	}
+	j = json_string(kt ? kt : "");
+	free(kt);
+	return j;
+}
+
+/* The file names and the template's view of the chart (docs/templates.md).
+   Takes xtics' reference.  NULL when out of memory. */
+static json_t *chart_view(const struct chart *c, json_t *xtics)
+{
+	const struct chart_request *rq = c->rq;
+	const char *title = jsonutil_str(c->cspec, "title"), *xlabel = jsonutil_str(c->cspec, "xlabel");
+	const char *ylabel = jsonutil_str(c->cspec, "ylabel");
+	const char *rtitle = jsonutil_str(c->res, "title");
+	json_t *view = json_object(), *sview = json_array();
+	char name[512];
+
+	if (!view || !sview) {
+		json_decref(view);
+		json_decref(sview);
+		json_decref(xtics);
+		return NULL;
+	}
+	for (size_t j = 0; j < (size_t)c->nseries; j++)
+		json_array_append_new(sview, json_pack("{s:I,s:s}", "index", (json_int_t)j, "title",
+			json_string_value(json_array_get(c->series_names, j))));
+	static const char *const files[][2] = {
+		{"data", "dat"}, {"script", "gp"}, {"png", "png"}, {"pdf", "pdf"} };
+	for (size_t k = 0; k < 4; k++) {
+		snprintf(name, sizeof name, "charts/%s.%s", rq->base, files[k][1]);
+		json_object_set_new(view, files[k][0], json_string(name));
+	}
 	json_object_set_new(view, "want_png", json_boolean(rq->png));
 	json_object_set_new(view, "want_pdf", json_boolean(rq->pdf));
-	json_object_set_new(view, "experiment", json_string(exp_name));
-	json_object_set_new(view, "title", json_string(title ? title :
-				jsonutil_str(res, "title") ? jsonutil_str(res, "title") : exp_name));
-	if (!xlabel)
-		xlabel = xname ? xname : "";
-	json_object_set_new(view, "xlabel", json_string(xlabel));
-	if (!ylabel) {
-		const char *what = yname ? yname : "time per operation";
-
-		if (!yname && unit && (strstr(unit, "/s") || strstr(unit, "ps")))
-			what = "throughput";
-		else if (!yname && !(unit && (strcmp(unit, "ns") == 0 || strcmp(unit, "µs") == 0 ||
-					      strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0 ||
-					      strcmp(unit, "s") == 0)))
-			what = "value";
-		snprintf(name, sizeof name, "%s (%s)", what, unit && unit[0] ? unit : "probe unit");
-		json_object_set_new(view, "ylabel", json_string(name));
-	} else {
-		json_object_set_new(view, "ylabel", json_string(ylabel));
-	}
-	json_object_set_new(view, "logx", isfinite(logx) && logx > 1 ? jfmt(logx) : json_null());
-	json_object_set_new(view, "logy", isfinite(logy) && logy > 1 ? jfmt(logy) : json_null());
+	json_object_set_new(view, "experiment", json_string(c->exp_name));
+	json_object_set_new(view, "title", json_string(title ? title : rtitle ? rtitle : c->exp_name));
+	json_object_set_new(view, "xlabel", json_string(xlabel ? xlabel : c->xname ? c->xname : ""));
+	json_object_set_new(view, "ylabel", ylabel ? json_string(ylabel) : default_ylabel(c));
+	json_object_set_new(view, "logx", isfinite(c->logx) && c->logx > 1 ? jfmt(c->logx) : json_null());
+	json_object_set_new(view, "logy", isfinite(c->logy) && c->logy > 1 ? jfmt(c->logy) : json_null());
 	/* a bar or two need no full-width picture */
-	{
-		int small = categorical && json_array_size(categories) * nseries <= 2;
-
-		json_object_set_new(view, "png_size", json_string(small ? "640,380" : "960,560"));
-		json_object_set_new(view, "pdf_size", json_string(small ? "4.2in,2.5in" : "6.2in,3.5in"));
-	}
-	json_object_set_new(view, "bar", json_boolean(bar));
-	json_object_set_new(view, "line", json_boolean(!bar));
-	json_object_set_new(view, "categorical", json_boolean(categorical));
-	json_object_set_new(view, "xmin", jfmt(categorical ? -0.6 : xmin));
-	json_object_set_new(view, "xmax", jfmt(categorical ? (double)json_array_size(categories) - 0.4 : xmax));
+	int small = c->categorical && json_array_size(c->categories) * c->nseries <= 2;
+	json_object_set_new(view, "png_size", json_string(small ? "640,380" : "960,560"));
+	json_object_set_new(view, "pdf_size", json_string(small ? "4.2in,2.5in" : "6.2in,3.5in"));
+	json_object_set_new(view, "bar", json_boolean(c->bar));
+	json_object_set_new(view, "line", json_boolean(!c->bar));
+	json_object_set_new(view, "categorical", json_boolean(c->categorical));
+	json_object_set_new(view, "xmin", jfmt(c->categorical ? -0.6 : c->xmin));
+	json_object_set_new(view, "xmax", jfmt(c->categorical ?
+		(double)json_array_size(c->categories) - 0.4 : c->xmax));
 	json_object_set_new(view, "xtics", xtics);
-	xtics = NULL;
-	json_object_set_new(view, "rotate_xtics",
-			    json_boolean(json_array_size(json_object_get(view, "xtics")) > 8));
+	json_object_set_new(view, "rotate_xtics", json_boolean(json_array_size(xtics) > 8));
 	json_object_set_new(view, "series", sview);
-	sview = NULL;
-	json_object_set_new(view, "key", json_boolean(nseries > 1));
-	{
-		char *kt = NULL;
+	json_object_set_new(view, "key", json_boolean(c->nseries > 1));
+	json_object_set_new(view, "key_title", key_title(c));
+	return view;
+}
 
-		if (json_array_size(series_params) > 0) {
-			size_t klen = 0;
-			FILE *kf = open_memstream(&kt, &klen);
+/* charts/<base>.dat and .gp.  Returns 1, or -1 with a message in err. */
+static int write_files(const struct chart *c, const char *script, char *err, size_t errlen)
+{
+	const struct chart_request *rq = c->rq;
+	char dir[512], file[256];
 
-			json_array_foreach(series_params, i, v)
-				fprintf(kf, "%s%s", i ? ", " : "", json_string_value(v));
-			fclose(kf);
-		}
-		json_object_set_new(view, "key_title", json_string(kt ? kt : ""));
-		free(kt);
+	snprintf(dir, sizeof dir, "%s/charts", rq->run_dir);
+	snprintf(file, sizeof file, "%s.dat", rq->base);
+	if (chart_write_file(dir, file, c->dat, c->datlen) < 0)
+		goto fail;
+	snprintf(file, sizeof file, "%s.gp", rq->base);
+	if (chart_write_file(dir, file, script, strlen(script)) < 0)
+		goto fail;
+	return 1;
+fail:
+	strf(err, errlen, "chart '%s': cannot write %s/%s: %s", c->exp_name, dir, file,
+	     strerror(errno));
+	return -1;
+}
+
+int chart_write(const struct chart_request *rq, char *err, size_t errlen)
+{
+	struct chart c = {.rq = rq, .res = rq->result, .unit = rq->unit, .scale = rq->scale};
+	json_t *view = NULL, *xtics;
+	char *script = NULL;
+	int rc = -1;
+
+	c.cspec = json_object_get(json_object_get(c.res, "spec"), "chart");
+	c.points = json_object_get(c.res, "points");
+	c.exp_name = jsonutil_str(c.res, "experiment") ? jsonutil_str(c.res, "experiment") : rq->base;
+	c.logx = jsonutil_num(c.cspec, "logx");
+	c.logy = jsonutil_num(c.cspec, "logy");
+	c.swept = swept_params(c.res);
+	c.series_names = json_array();
+	c.categories = json_array();
+	c.series_params = json_array();
+	if (!json_is_array(c.swept) || !json_is_array(c.series_names) ||
+	    !json_is_array(c.categories) || !json_is_array(c.series_params))
+		goto oom;
+	choose_axes(&c);
+	if (collect_points(&c) < 0)
+		goto oom;
+	if (c.ncp == 0) {
+		rc = 0;
+		goto out;
 	}
-
+	choose_log(&c);
+	if (write_dat(&c) < 0 || !(xtics = make_xtics(&c)) || !(view = chart_view(&c, xtics)))
+		goto oom;
 	script = template_render_file("chart.gp", view, TEMPLATE_GP, rq->template_dirs, err, errlen);
-	if (!script)
-		goto out;
-	snprintf(name, sizeof name, "%s/charts", rq->run_dir);
-	snprintf(lbl, sizeof lbl, "%s.dat", rq->base);
-	if (chart_write_file(name, lbl, dat, datlen) < 0) {
-		strf(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
-		       strerror(errno));
-		goto out;
-	}
-	snprintf(lbl, sizeof lbl, "%s.gp", rq->base);
-	if (chart_write_file(name, lbl, script, strlen(script)) < 0) {
-		strf(err, errlen, "chart '%s': cannot write %s/%s: %s", exp_name, name, lbl,
-		       strerror(errno));
-		goto out;
-	}
-	rc = 1;
+	if (script)
+		rc = write_files(&c, script, err, errlen);
 	goto out;
 oom:
-	strf(err, errlen, "chart '%s': out of memory", exp_name);
+	strf(err, errlen, "chart '%s': out of memory", c.exp_name);
 out:
-	if (f)
-		fclose(f);
-	free(dat);
+	free(c.dat);
 	free(script);
-	free(cp);
+	free(c.cp);
 	json_decref(view);
-	json_decref(swept);
-	json_decref(series_names);
-	json_decref(series_params);
-	json_decref(categories);
-	json_decref(xtics);
-	json_decref(sview);
+	json_decref(c.swept);
+	json_decref(c.series_names);
+	json_decref(c.series_params);
+	json_decref(c.categories);
 	return rc;
 }
