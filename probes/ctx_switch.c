@@ -113,14 +113,19 @@ struct cs_state {
 	int masked; sigset_t oldmask;	/* SIGPIPE blocked in A since setup */
 };
 
+struct cs_cfg {
+	int kind, mechanism, placement;	/* indices into the choices below */
+};
+
 static const struct probe_param cs_params[] = {
-	{ "kind", PROBE_STRING, "process", "what the two tasks are", "process|thread", 0, 0 },
-	{ "mechanism", PROBE_STRING, "pipe",
-	  "how the token travels: lmbench's pipes, or a futex word", "pipe|futex", 0, 0 },
-	{ "placement", PROBE_STRING, "same",
-	  "same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
-	  "same|cross", 0, 0 },
-	{ 0 }
+	PROBE_PARAM_CHOICE(struct cs_cfg, kind, "process", "what the two tasks are",
+		"process|thread"),
+	PROBE_PARAM_CHOICE(struct cs_cfg, mechanism, "pipe",
+		"how the token travels: lmbench's pipes, or a futex word", "pipe|futex"),
+	PROBE_PARAM_CHOICE(struct cs_cfg, placement, "same",
+		"same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
+		"same|cross"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric cs_metrics[] = {
@@ -375,8 +380,6 @@ static void cs_teardown(void *state)
 {
 	struct cs_state *s = state;
 
-	if (!s)
-		return;
 	if (s->have_thr) {		/* ask B to stop; a process is killed */
 		if (s->futex) {
 			atomic_store(&s->sh->cmd, CMD_QUIT);
@@ -413,28 +416,21 @@ static void cs_teardown(void *state)
 			;
 		pthread_sigmask(SIG_SETMASK, &s->oldmask, NULL);
 	}
-	free(s);
 }
 
-static int cs_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int cs_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	struct cs_state *s;
+	const struct cs_cfg *c = cfg;
+	struct cs_state *s = state;
 	struct cs_report rep;
 	int rc;
 
-	*state = NULL;
-	s = calloc(1, sizeof *s);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	for (int i = 0; i < 2; i++)
 		s->ab[i] = s->ba[i] = s->self[i] = -1;
-	*state = s;
-	s->process = strcmp(probe_str(p, "kind"), "thread") != 0;
-	s->futex = strcmp(probe_str(p, "mechanism"), "futex") == 0;
-	s->cross = strcmp(probe_str(p, "placement"), "cross") == 0;
+	s->process = c->kind == 0;	/* process|thread */
+	s->futex = c->mechanism == 1;	/* pipe|futex */
+	s->cross = c->placement == 1;	/* same|cross */
 	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
 
 	/* Where: A on the runner's CPU (else the first allowed one), B on the
@@ -518,13 +514,6 @@ static int cs_setup(const struct probe_params *p, const struct probe_host *h,
 			 (int)rep.cpu, s->cpu_b);
 		return -EINVAL;
 	}
-	return 0;
-}
-
-static int cs_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
-{
-	(void)state; (void)err; (void)errlen;
-	*iterations = 512;
 	return 0;
 }
 
@@ -636,7 +625,7 @@ static int cs_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	return 0;
 }
 
-PROBE_EXPORT const struct probe ctx_switch = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "ctx_switch",
 	.version = "1.0",
@@ -645,8 +634,10 @@ PROBE_EXPORT const struct probe ctx_switch = {
 	.bigger_is_better = 0,
 	.params = cs_params,
 	.metrics = cs_metrics,
+	.config_size = sizeof(struct cs_cfg),
+	.state_size = sizeof(struct cs_state),
+	.iterations_hint = 512,
 	.setup = cs_setup,
-	.calibrate = cs_calibrate,
 	.sample = cs_sample,
 	.teardown = cs_teardown,
 };

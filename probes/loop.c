@@ -24,73 +24,39 @@
  *         time and host interrupts land in some samples: the spec's median
  *         and outlier rule handle them.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "probe.h"
 #include "probe_time.h"
 
-struct loop_state {
-	double hz;
-};
-
-static const struct probe_param loop_params[] = {
-	{ .name = NULL },
-};
-
-static int loop_setup(const struct probe_params *p, const struct probe_host *h,
-		      void **state, char *err, size_t errlen)
+static int loop_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		      size_t errlen)
 {
-	struct loop_state *st;
-
-	(void)p;
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	st->hz = h->tsc_hz;
-	*state = st;
+	(void)cfg, (void)err, (void)errlen;
+	*(double *)state = h->tsc_hz;
 	return 0;
 }
 
-static int loop_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		       char *err, size_t errlen)
+static int loop_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
+		       size_t errlen)
 {
-	const struct loop_state *st = state;
 	uint64_t t0, t1;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	t0 = pt_start();
 	for (uint64_t i = 0; i < iterations; i++)
 		__asm__ volatile("" : "+r"(i));
 	t1 = pt_stop();
-	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)iterations;
+	out->value = pt_ticks_to_ns(t1 - t0, *(double *)state) / (double)iterations;
 	return 0;
 }
 
-static void loop_teardown(void *state)
-{
-	free(state);
-}
-
-PROBE_EXPORT const struct probe loop = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "loop",
 	.version = "1.0",
 	.summary = "one empty loop iteration (increment, compare, branch)",
 	.unit = "ns",
-	.bigger_is_better = 0,
-	.params = loop_params,
-	.metrics = NULL,
+	.state_size = sizeof(double),
+	.needs_counter_hz = 1,
 	.setup = loop_setup,
 	.sample = loop_sample,
-	.teardown = loop_teardown,
 };

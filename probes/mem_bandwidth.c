@@ -86,9 +86,6 @@
 
 enum mb_op { MB_READ, MB_WRITE, MB_WRITE_NT, MB_COPY, MB_MEMSET, MB_MEMCPY };
 
-static const char *const mb_op_names[] = {
-	"read", "write", "write_nt", "copy", "memset", "memcpy",
-};
 
 struct mb_state;
 
@@ -126,19 +123,26 @@ struct mb_state {
 	unsigned gen;
 };
 
+struct mb_cfg {
+	int op;				/* enum mb_op: the choices' order */
+	uint64_t size;
+	int64_t threads;
+	int hugepages;
+};
+
 static const struct probe_param mb_params[] = {
-	{ .name = "op", .type = PROBE_STRING, .def = "read",
-	  .help = "read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
-	  .choices = "read|write|write_nt|copy|memset|memcpy" },
-	{ .name = "size", .type = PROBE_SIZE, .def = "0",
-	  .help = "bytes per array, split among the threads; 0 = 8 x the last-level cache",
-	  .min = 0, .max = 1099511627776.0 },
-	{ .name = "threads", .type = PROBE_INT, .def = "1",
-	  .help = "threads, each pinned to its own CPU (at most the online CPUs)",
-	  .min = 1, .max = MB_MAX_THREADS },
-	{ .name = "hugepages", .type = PROBE_BOOL, .def = "false",
-	  .help = "madvise(MADV_HUGEPAGE) the slices (false: MADV_NOHUGEPAGE)" },
-	{ .name = NULL },
+	PROBE_PARAM_CHOICE(struct mb_cfg, op, "read",
+		"read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
+		"read|write|write_nt|copy|memset|memcpy"),
+	PROBE_PARAM_SIZE(struct mb_cfg, size, "0",
+		"bytes per array, split among the threads; 0 = 8 x the last-level cache",
+		0, 1099511627776.0),
+	PROBE_PARAM_INT(struct mb_cfg, threads, "1",
+		"threads, each pinned to its own CPU (at most the online CPUs)",
+		1, MB_MAX_THREADS),
+	PROBE_PARAM_BOOL(struct mb_cfg, hugepages, "false",
+		"madvise(MADV_HUGEPAGE) the slices (false: MADV_NOHUGEPAGE)"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric mb_metrics[] = {
@@ -457,34 +461,16 @@ static void *mb_worker(void *arg)
 
 /* ---- hooks ------------------------------------------------------------ */
 
-static int mb_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int mb_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	struct mb_state *st;
-	const char *op = probe_str(p, "op");
-	double size = probe_num(p, "size");
-	int n = (int)probe_num(p, "threads"), rc;
+	const struct mb_cfg *c = cfg;
+	struct mb_state *st = state;
+	double size = (double)c->size;
+	int n = (int)c->threads, rc;
 
-	*state = NULL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	*state = st;
 	st->host = h;
-	st->op = (enum mb_op)-1;
-	for (size_t i = 0; i < sizeof(mb_op_names) / sizeof(mb_op_names[0]); i++)
-		if (strcmp(op, mb_op_names[i]) == 0)
-			st->op = (enum mb_op)i;
-	if ((int)st->op < 0) {
-		snprintf(err, errlen, "unknown op '%s'", op);
-		return -EINVAL;
-	}
-	if (n < 1 || n > MB_MAX_THREADS) {
-		snprintf(err, errlen, "threads %d is not in 1..%d", n, MB_MAX_THREADS);
-		return -EINVAL;
-	}
+	st->op = (enum mb_op)c->op;
 	if (h->ncpus > 0 && n > h->ncpus) {
 		snprintf(err, errlen, "threads %d > %d online cpus: each thread needs its own",
 			 n, h->ncpus);
@@ -500,7 +486,7 @@ static int mb_setup(const struct probe_params *p, const struct probe_host *h,
 						   : "no cache size in sysfs: 256 MiB");
 	}
 	st->nthreads = n;
-	st->hugepages = probe_num(p, "hugepages") != 0;
+	st->hugepages = c->hugepages;
 	st->slice = (size_t)(size / n) / MB_CHUNK * MB_CHUNK;
 	if (st->slice > MB_BLOCK)
 		st->slice = st->slice / MB_BLOCK * MB_BLOCK;
@@ -593,10 +579,6 @@ static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	double bytes, off;
 	int tries = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
 	do {
 		mb_once(st, iterations);
 		first = st->th[0].t0;
@@ -696,8 +678,6 @@ static void mb_teardown(void *state)
 {
 	struct mb_state *st = state;
 
-	if (!st)
-		return;
 	if (st->th && st->nthreads > 1 && st->barrier_ok) {
 		int all = 1;
 
@@ -723,10 +703,9 @@ static void mb_teardown(void *state)
 				munmap(st->th[i].src_map, st->th[i].bytes + MB_SRC_SKEW);
 		}
 	free(st->th);
-	free(st);
 }
 
-PROBE_EXPORT const struct probe mem_bandwidth = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "mem_bandwidth",
 	.version = "1.0",
@@ -735,6 +714,8 @@ PROBE_EXPORT const struct probe mem_bandwidth = {
 	.bigger_is_better = 1,
 	.params = mb_params,
 	.metrics = mb_metrics,
+	.config_size = sizeof(struct mb_cfg),
+	.state_size = sizeof(struct mb_state),
 	.setup = mb_setup,
 	.calibrate = mb_calibrate,
 	.sample = mb_sample,

@@ -79,19 +79,25 @@ struct ml_state {
 	void **cur;		/* where the next sample resumes */
 };
 
+struct ml_cfg {
+	uint64_t size, stride;
+	int pattern;			/* enum ml_pattern: the choices' order */
+	int hugepages;
+};
+
+static const char *const ml_pattern_names[] = { "random", "sequential", "stride" };
+
 static const struct probe_param ml_params[] = {
-	{ .name = "size", .type = PROBE_SIZE, .def = "16MiB",
-	  .help = "working-set span in bytes (slots = size / stride)",
-	  .min = 8, .max = 1099511627776.0 },
-	{ .name = "stride", .type = PROBE_SIZE, .def = "64",
-	  .help = "bytes between slots; a multiple of 8 (64 = one load per line)",
-	  .min = 8, .max = 1073741824.0 },
-	{ .name = "pattern", .type = PROBE_STRING, .def = "random",
-	  .help = "order of the chain: random cycle, sequential (up), stride (down, as lat_mem_rd)",
-	  .choices = "random|sequential|stride" },
-	{ .name = "hugepages", .type = PROBE_BOOL, .def = "false",
-	  .help = "madvise(MADV_HUGEPAGE) the buffer (false: MADV_NOHUGEPAGE)" },
-	{ .name = NULL },
+	PROBE_PARAM_SIZE(struct ml_cfg, size, "16MiB",
+		"working-set span in bytes (slots = size / stride)", 8, 1099511627776.0),
+	PROBE_PARAM_SIZE(struct ml_cfg, stride, "64",
+		"bytes between slots; a multiple of 8 (64 = one load per line)", 8, 1073741824.0),
+	PROBE_PARAM_CHOICE(struct ml_cfg, pattern, "random",
+		"order of the chain: random cycle, sequential (up), stride (down, as lat_mem_rd)",
+		"random|sequential|stride"),
+	PROBE_PARAM_BOOL(struct ml_cfg, hugepages, "false",
+		"madvise(MADV_HUGEPAGE) the buffer (false: MADV_NOHUGEPAGE)"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric ml_metrics[] = {
@@ -220,48 +226,30 @@ static double ml_huge_share(const void *addr, size_t len)
 	return share;
 }
 
-static int ml_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int ml_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	struct ml_state *st;
-	double size = probe_num(p, "size");
-	size_t stride = (size_t)probe_num(p, "stride");
-	const char *pat = probe_str(p, "pattern");
-	enum ml_pattern pattern;
+	const struct ml_cfg *c = cfg;
+	struct ml_state *st = state;
+	double size = (double)c->size;
+	size_t stride = (size_t)c->stride;
+	enum ml_pattern pattern = (enum ml_pattern)c->pattern;
+	const char *pat = ml_pattern_names[pattern];
 	size_t span, len;
 	int rc;
 
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
 	if (stride < sizeof(void *) || stride % sizeof(void *)) {
 		snprintf(err, errlen, "stride %zu is not a multiple of %zu", stride,
 			 sizeof(void *));
 		return -EINVAL;
 	}
-	if (strcmp(pat, "random") == 0)
-		pattern = ML_RANDOM;
-	else if (strcmp(pat, "sequential") == 0)
-		pattern = ML_SEQUENTIAL;
-	else if (strcmp(pat, "stride") == 0)
-		pattern = ML_STRIDE;
-	else {
-		snprintf(err, errlen, "unknown pattern '%s'", pat);
-		return -EINVAL;
-	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	*state = st;
 	st->host = h;
 	st->hz = h->tsc_hz;
 	st->stride = stride;
 	st->nslots = (size_t)(size / (double)stride);
 	if (st->nslots < 1)
 		st->nslots = 1;
-	st->hugepages = probe_num(p, "hugepages") != 0;
+	st->hugepages = c->hugepages;
 
 	/* Whole 2 MiB extents, 2 MiB-aligned: small buffers land in one
 	   huge page when asked for, and never straddle one when not. */
@@ -301,15 +289,6 @@ static int ml_setup(const struct probe_params *p, const struct probe_host *h,
 	return 0;
 }
 
-static int ml_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
-{
-	(void)state;
-	(void)err;
-	(void)errlen;
-	*iterations = 1u << 14;
-	return 0;
-}
-
 /* The timed loop: noinline so its code is the same whatever inlines it. */
 static __attribute__((noinline)) void **ml_chase(void **p, uint64_t loops)
 {
@@ -331,10 +310,7 @@ static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	int tries = 0;
 	void **p;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	loops = (iterations + ML_UNROLL - 1) / ML_UNROLL;
 	do {
 		p = st->cur;
@@ -381,14 +357,11 @@ static void ml_teardown(void *state)
 {
 	struct ml_state *st = state;
 
-	if (!st)
-		return;
 	if (st->map)
 		munmap(st->map, st->map_len);
-	free(st);
 }
 
-PROBE_EXPORT const struct probe mem_latency = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "mem_latency",
 	.version = "1.0",
@@ -397,8 +370,11 @@ PROBE_EXPORT const struct probe mem_latency = {
 	.bigger_is_better = 0,
 	.params = ml_params,
 	.metrics = ml_metrics,
+	.config_size = sizeof(struct ml_cfg),
+	.state_size = sizeof(struct ml_state),
+	.needs_counter_hz = 1,
+	.iterations_hint = 1u << 14,
 	.setup = ml_setup,
-	.calibrate = ml_calibrate,
 	.sample = ml_sample,
 	.sanity = ml_sanity,
 	.teardown = ml_teardown,

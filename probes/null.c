@@ -21,75 +21,41 @@
  *         and scaling are done in hardware) but an interrupt or a vCPU
  *         preemption landing between the two reads shows up as an outlier.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "probe.h"
 #include "probe_time.h"
 
-struct null_state {
-	double hz;
-};
-
-static const struct probe_param null_params[] = {
-	{ .name = NULL },
-};
-
-static int null_setup(const struct probe_params *p, const struct probe_host *h,
-		      void **state, char *err, size_t errlen)
+static int null_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		      size_t errlen)
 {
-	struct null_state *st;
-
-	(void)p;
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	st->hz = h->tsc_hz;
-	*state = st;
+	(void)cfg, (void)err, (void)errlen;
+	*(double *)state = h->tsc_hz;
 	return 0;
 }
 
-static int null_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		       char *err, size_t errlen)
+static int null_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
+		       size_t errlen)
 {
-	const struct null_state *st = state;
 	uint64_t total = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t t0 = pt_start();
 		uint64_t t1 = pt_stop();
 		total += t1 - t0;
 	}
-	out->value = pt_ticks_to_ns(total, st->hz) / (double)iterations;
+	out->value = pt_ticks_to_ns(total, *(double *)state) / (double)iterations;
 	return 0;
 }
 
-static void null_teardown(void *state)
-{
-	free(state);
-}
-
-PROBE_EXPORT const struct probe null = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "null",
 	.version = "1.0",
 	.summary = "empty timed region (pt_start/pt_stop pair): harness and timing overhead",
 	.unit = "ns",
-	.bigger_is_better = 0,
-	.params = null_params,
-	.metrics = NULL,
+	.state_size = sizeof(double),
+	.needs_counter_hz = 1,
+	.fixed_iterations = 1,
 	.setup = null_setup,
 	.sample = null_sample,
-	.teardown = null_teardown,
-	.fixed_iterations = 1,
 };

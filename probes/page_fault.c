@@ -91,20 +91,22 @@ struct pf_state {
 	uint64_t touched, counted;		/* totals, for sanity() */
 };
 
+struct pf_cfg {
+	int kind;			/* major|minor */
+	uint64_t size, stride;
+	int order;			/* random|sequential */
+};
+
 static const struct probe_param pf_params[] = {
-	{ .name = "kind", .type = PROBE_STRING, .def = "minor",
-	  .help = "major (file page read from disk) | minor (fresh anonymous page)",
-	  .choices = "major|minor" },
-	{ .name = "size", .type = PROBE_SIZE, .def = "64MiB",
-	  .help = "bytes mapped per batch (major: the scratch file's size)",
-	  .min = 4096, .max = 1099511627776.0 },
-	{ .name = "stride", .type = PROBE_SIZE, .def = "4KiB",
-	  .help = "bytes between touched pages; a multiple of the page size",
-	  .min = 4096, .max = 1073741824.0 },
-	{ .name = "order", .type = PROBE_STRING, .def = "random",
-	  .help = "touch the pages in a random order or in address order",
-	  .choices = "random|sequential" },
-	{ .name = NULL },
+	PROBE_PARAM_CHOICE(struct pf_cfg, kind, "minor",
+		"major (file page read from disk) | minor (fresh anonymous page)", "major|minor"),
+	PROBE_PARAM_SIZE(struct pf_cfg, size, "64MiB",
+		"bytes mapped per batch (major: the scratch file's size)", 4096, 1099511627776.0),
+	PROBE_PARAM_SIZE(struct pf_cfg, stride, "4KiB",
+		"bytes between touched pages; a multiple of the page size", 4096, 1073741824.0),
+	PROBE_PARAM_CHOICE(struct pf_cfg, order, "random",
+		"touch the pages in a random order or in address order", "random|sequential"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric pf_metrics[] = {
@@ -256,31 +258,23 @@ static int pf_remap(struct pf_state *st, char *err, size_t errlen)
 	return 0;
 }
 
-static int pf_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int pf_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	struct pf_state *st;
+	const struct pf_cfg *c = cfg;
+	struct pf_state *st = state;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t seed = h->seed ^ 0x706167655f666c74ull;
 	int rc;
 
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	*state = st;
 	st->fd = -1;
 	st->host = h;
 	st->hz = h->tsc_hz;
 	st->page = pg > 0 ? (size_t)pg : 4096;
-	st->major = strcmp(probe_str(p, "kind"), "major") == 0;
-	st->random = strcmp(probe_str(p, "order"), "sequential") != 0;
-	st->stride = (size_t)probe_num(p, "stride");
-	st->size = (size_t)probe_num(p, "size");
+	st->major = c->kind == 0;
+	st->random = c->order == 0;
+	st->stride = (size_t)c->stride;
+	st->size = (size_t)c->size;
 	if (st->stride % st->page) {
 		snprintf(err, errlen, "stride %zu is not a multiple of the page size %zu",
 			 st->stride, st->page);
@@ -432,10 +426,6 @@ static int pf_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	long faults = -1;
 	int rc, tries = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
 	/* A minor-fault sample disturbed by another task is taken again (a
 	   major one sleeps on its I/O by design: never retried). */
 	do {
@@ -489,8 +479,6 @@ static void pf_teardown(void *state)
 {
 	struct pf_state *st = state;
 
-	if (!st)
-		return;
 	if (st->map)
 		munmap(st->map, st->map_len);
 	if (st->fd >= 0)
@@ -498,10 +486,9 @@ static void pf_teardown(void *state)
 	if (st->path[0])
 		unlink(st->path);
 	free(st->order);
-	free(st);
 }
 
-PROBE_EXPORT const struct probe page_fault = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "page_fault",
 	.version = "1.0",
@@ -510,6 +497,9 @@ PROBE_EXPORT const struct probe page_fault = {
 	.bigger_is_better = 0,
 	.params = pf_params,
 	.metrics = pf_metrics,
+	.config_size = sizeof(struct pf_cfg),
+	.state_size = sizeof(struct pf_state),
+	.needs_counter_hz = 1,
 	.setup = pf_setup,
 	.calibrate = pf_calibrate,
 	.prepare = pf_prepare,

@@ -45,11 +45,14 @@ struct pc_state {
 	int args;
 };
 
+struct pc_cfg {
+	int64_t args;
+};
+
 static const struct probe_param pc_params[] = {
-	{ .name = "args", .type = PROBE_INT, .def = "0",
-	  .help = "number of integer arguments of the called function",
-	  .min = 0, .max = 7 },
-	{ .name = NULL },
+	PROBE_PARAM_INT(struct pc_cfg, args, "0",
+		"number of integer arguments of the called function", 0, 7),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric pc_metrics[] = {
@@ -122,27 +125,14 @@ static PC_NOCALL uint64_t pc_f7(uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 	return a;
 }
 
-static int pc_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int pc_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	double args = probe_num(p, "args");
-	struct pc_state *st;
+	struct pc_state *st = state;
 
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	if (args < 0 || args > 7 || args != (int)args) {
-		snprintf(err, errlen, "args must be an integer from 0 to 7, not %g", args);
-		return -EINVAL;
-	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	(void)err, (void)errlen;
 	st->hz = h->tsc_hz;
-	st->args = (int)args;
-	*state = st;
+	st->args = (int)((const struct pc_cfg *)cfg)->args;
 	return 0;
 }
 
@@ -164,10 +154,7 @@ static int pc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	uint64_t d = pt_opaque_u64(4), e = pt_opaque_u64(5), f = pt_opaque_u64(6);
 	uint64_t g = pt_opaque_u64(7), ticks = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	switch (st->args) {
 	case 0: PC_TIMED_LOOP(ticks, iterations, pc_f0()); break;
 	case 1: PC_TIMED_LOOP(ticks, iterations, pc_f1(a)); break;
@@ -183,12 +170,7 @@ static int pc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	return 0;
 }
 
-static void pc_teardown(void *state)
-{
-	free(state);
-}
-
-PROBE_EXPORT const struct probe proc_call = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "proc_call",
 	.version = "1.0",
@@ -197,7 +179,9 @@ PROBE_EXPORT const struct probe proc_call = {
 	.bigger_is_better = 0,
 	.params = pc_params,
 	.metrics = pc_metrics,
+	.config_size = sizeof(struct pc_cfg),
+	.state_size = sizeof(struct pc_state),
+	.needs_counter_hz = 1,
 	.setup = pc_setup,
 	.sample = pc_sample,
-	.teardown = pc_teardown,
 };

@@ -62,11 +62,15 @@ struct syscall_state {
 	char first_bad[120];
 };
 
+struct syscall_cfg {
+	int call;			/* enum syscall_call: the choices' order */
+};
+
 static const struct probe_param syscall_params[] = {
-	{ .name = "call", .type = PROBE_STRING, .def = "getpid",
-	  .help = "syscall(SYS_getpid), syscall(SYS_gettid), or clock_gettime(CLOCK_MONOTONIC) via the vDSO",
-	  .choices = "getpid|gettid|clock_gettime_vdso" },
-	{ .name = NULL },
+	PROBE_PARAM_CHOICE(struct syscall_cfg, call, "getpid",
+		"syscall(SYS_getpid), syscall(SYS_gettid), or clock_gettime(CLOCK_MONOTONIC) via the vDSO",
+		"getpid|gettid|clock_gettime_vdso"),
+	PROBE_PARAM_END,
 };
 
 static void syscall_log_clocksource(const struct probe_host *h)
@@ -85,26 +89,13 @@ static void syscall_log_clocksource(const struct probe_host *h)
 	h->log(h, PROBE_LOG_INFO, "clocksource: %s", buf);
 }
 
-static int syscall_setup(const struct probe_params *p, const struct probe_host *h,
-			 void **state, char *err, size_t errlen)
+static int syscall_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+			 size_t errlen)
 {
-	const char *name = probe_str(p, "call");
-	struct syscall_state *st;
-	enum syscall_call call;
+	const struct syscall_cfg *c = cfg;
+	struct syscall_state *st = state;
+	enum syscall_call call = (enum syscall_call)c->call;
 
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	if (strcmp(name, "getpid") == 0) {
-		call = CALL_GETPID;
-	} else if (strcmp(name, "gettid") == 0) {
-		call = CALL_GETTID;
-	} else if (strcmp(name, "clock_gettime_vdso") == 0) {
-		call = CALL_VDSO;
-	} else {
-		snprintf(err, errlen, "unknown call '%s'", name);
-		return -EINVAL;
-	}
 	if (call == CALL_VDSO) {
 		if (getauxval(AT_SYSINFO_EHDR) == 0) {
 			snprintf(err, errlen, "no vDSO mapped in this process");
@@ -112,18 +103,12 @@ static int syscall_setup(const struct probe_params *p, const struct probe_host *
 		}
 		syscall_log_clocksource(h);
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	st->hz = h->tsc_hz;
 	st->call = call;
 	if (call != CALL_VDSO) {
-		/* The global scope (the runner and its C library) comes before
-		   this object, so this is the C library's function, not the
-		   struct below: check that it lives in another object, then
-		   that it works. */
+		/* The C library's syscall() from the global scope: check that
+		   it lives in another object than this probe, then that it
+		   works. */
 		void *fn = dlsym(RTLD_DEFAULT, "syscall");
 		Dl_info in_fn, in_me;
 
@@ -131,7 +116,6 @@ static int syscall_setup(const struct probe_params *p, const struct probe_host *
 		    in_fn.dli_fbase == in_me.dli_fbase ||
 		    ((syscall_fn)fn)(SYS_getpid) != (long)getpid()) {
 			snprintf(err, errlen, "cannot find the C library's syscall()");
-			free(st);
 			return -ENOENT;
 		}
 		st->sys = (syscall_fn)fn;
@@ -140,7 +124,6 @@ static int syscall_setup(const struct probe_params *p, const struct probe_host *
 		st->expect = (long)getpid();
 	else if (call == CALL_GETTID)
 		st->expect = (long)gettid();
-	*state = st;
 	return 0;
 }
 
@@ -153,10 +136,7 @@ static int syscall_sample(void *state, uint64_t iterations, struct probe_sample 
 	syscall_fn sys = st->sys;
 	int bad = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	if (st->call == CALL_VDSO) {
 		struct timespec ts;
 
@@ -198,12 +178,7 @@ static int syscall_sanity(void *state, char *err, size_t errlen)
 	return -EIO;
 }
 
-static void syscall_teardown(void *state)
-{
-	free(state);
-}
-
-PROBE_EXPORT const struct probe syscall = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "syscall",
 	.version = "1.0",
@@ -211,9 +186,10 @@ PROBE_EXPORT const struct probe syscall = {
 	.unit = "ns",
 	.bigger_is_better = 0,
 	.params = syscall_params,
-	.metrics = NULL,
+	.config_size = sizeof(struct syscall_cfg),
+	.state_size = sizeof(struct syscall_state),
+	.needs_counter_hz = 1,
 	.setup = syscall_setup,
 	.sample = syscall_sample,
 	.sanity = syscall_sanity,
-	.teardown = syscall_teardown,
 };

@@ -84,10 +84,6 @@ enum tc_method {
 	TC_FORK, TC_FORK_WAIT, TC_VFORK, TC_SPAWN, TC_PTHREAD, TC_PTHREAD_JOIN,
 };
 
-static const char *const tc_names[] = {
-	"fork", "fork_wait", "vfork", "posix_spawn", "pthread", "pthread_join",
-};
-
 struct tc_state {
 	enum tc_method m;
 	double hz;			/* TSC Hz; 0: time with clock_gettime */
@@ -96,12 +92,15 @@ struct tc_state {
 	atomic_int thread_done;		/* set by the new thread as it ends */
 };
 
+struct tc_cfg {
+	int method;			/* enum tc_method: the choices' order */
+};
+
 static const struct probe_param tc_params[] = {
-	{ "method", PROBE_STRING, "fork",
-	  "what is created and how much of its life is timed",
-	  "fork|fork_wait|vfork|posix_spawn|pthread|pthread_join",
-	  0, 0 },
-	{ 0 }
+	PROBE_PARAM_CHOICE(struct tc_cfg, method, "fork",
+		"what is created and how much of its life is timed",
+		"fork|fork_wait|vfork|posix_spawn|pthread|pthread_join"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric tc_metrics[] = {
@@ -187,38 +186,21 @@ static int tc_find_helper(const char *dirs, char *out, size_t outlen)
 	return -1;
 }
 
-static int tc_setup(const struct probe_params *p, const struct probe_host *h,
-		    void **state, char *err, size_t errlen)
+static int tc_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
 {
-	const char *name = probe_str(p, "method");
-	struct tc_state *s;
-	size_t i;
+	struct tc_state *s = state;
 
-	*state = NULL;
-	for (i = 0; i < sizeof tc_names / sizeof tc_names[0]; i++)
-		if (strcmp(name, tc_names[i]) == 0)
-			break;
-	if (i == sizeof tc_names / sizeof tc_names[0]) {
-		snprintf(err, errlen, "unknown method '%s'", name);
-		return -EINVAL;
-	}
-	s = calloc(1, sizeof *s);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	s->m = (enum tc_method)i;
+	s->m = (enum tc_method)((const struct tc_cfg *)cfg)->method;
 	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
 	if (s->m == TC_SPAWN) {
 		if (!h->probe_dir || tc_find_helper(h->probe_dir, s->helper,
 						    sizeof s->helper) < 0) {
 			snprintf(err, errlen, "helper '" HELPER_NAME "' not found in %s/bin "
 				 "(make probes)", h->probe_dir ? h->probe_dir : "(no probe dir)");
-			free(s);
 			return -ENOENT;
 		}
 	}
-	*state = s;
 	return 0;
 }
 
@@ -353,17 +335,14 @@ static void tc_teardown(void *state)
 {
 	struct tc_state *s = state;
 
-	if (!s)
-		return;
 	if (s->pending > 0) {		/* a sample failed between fork and reap */
 		kill(s->pending, SIGKILL);
 		while (waitpid(s->pending, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	free(s);
 }
 
-PROBE_EXPORT const struct probe task_create = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "task_create",
 	.version = "1.0",
@@ -372,6 +351,8 @@ PROBE_EXPORT const struct probe task_create = {
 	.bigger_is_better = 0,
 	.params = tc_params,
 	.metrics = tc_metrics,
+	.config_size = sizeof(struct tc_cfg),
+	.state_size = sizeof(struct tc_state),
 	.setup = tc_setup,
 	.calibrate = tc_calibrate,
 	.sample = tc_sample,

@@ -57,11 +57,15 @@ struct timer_state {
 	uint64_t steps[TIMER_CHECK_READS];	/* nonzero steps of one check */
 };
 
+struct timer_cfg {
+	int clock;			/* enum timer_clock: the choices' order */
+};
+
 static const struct probe_param timer_params[] = {
-	{ .name = "clock", .type = PROBE_STRING, .def = "rdtscp",
-	  .help = "clock read: bare rdtsc, bare rdtscp, or clock_gettime(CLOCK_MONOTONIC[_RAW])",
-	  .choices = "rdtsc|rdtscp|clock_gettime|clock_gettime_raw" },
-	{ .name = NULL },
+	PROBE_PARAM_CHOICE(struct timer_cfg, clock, "rdtscp",
+		"clock read: bare rdtsc, bare rdtscp, or clock_gettime(CLOCK_MONOTONIC[_RAW])",
+		"rdtsc|rdtscp|clock_gettime|clock_gettime_raw"),
+	PROBE_PARAM_END,
 };
 
 static const struct probe_metric timer_metrics[] = {
@@ -169,42 +173,21 @@ static double step_to_ns(const struct timer_state *st, uint64_t step)
 	return (double)step;
 }
 
-static int timer_setup(const struct probe_params *p, const struct probe_host *h,
-		       void **state, char *err, size_t errlen)
+static int timer_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		       size_t errlen)
 {
-	const char *name = probe_str(p, "clock");
-	struct timer_state *st;
-	enum timer_clock clk;
+	struct timer_state *st = state;
+	enum timer_clock clk = (enum timer_clock)((const struct timer_cfg *)cfg)->clock;
 
-	*state = NULL;
-	if (probe_require_hz(h, err, errlen) < 0)
-		return -EINVAL;
-	if (strcmp(name, "rdtsc") == 0) {
-		clk = CLK_RDTSC;
-	} else if (strcmp(name, "rdtscp") == 0) {
-		clk = CLK_RDTSCP;
-	} else if (strcmp(name, "clock_gettime") == 0) {
-		clk = CLK_MONO;
-	} else if (strcmp(name, "clock_gettime_raw") == 0) {
-		clk = CLK_MONO_RAW;
-	} else {
-		snprintf(err, errlen, "unknown clock '%s'", name);
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 #if !defined(__x86_64__)
 	if (clk == CLK_RDTSCP) {
 		snprintf(err, errlen, "rdtscp exists on x86-64 only");
 		return PROBE_SKIP;
 	}
 #endif
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	st->hz = h->tsc_hz;
 	st->clk = clk;
-	*state = st;
 	return 0;
 }
 
@@ -215,10 +198,7 @@ static int timer_sample(void *state, uint64_t iterations, struct probe_sample *o
 	uint64_t ticks = 0;
 	size_t nsteps = 0;
 
-	if (iterations == 0) {
-		snprintf(err, errlen, "iterations must be positive");
-		return -EINVAL;
-	}
+	(void)err, (void)errlen;
 	switch (st->clk) {
 	case CLK_RDTSC:
 		ticks = timed_reads(CLK_RDTSC, iterations);
@@ -259,12 +239,7 @@ static int timer_sanity(void *state, char *err, size_t errlen)
 	return -ERANGE;
 }
 
-static void timer_teardown(void *state)
-{
-	free(state);
-}
-
-PROBE_EXPORT const struct probe timer = {
+PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "timer",
 	.version = "1.0",
@@ -273,8 +248,10 @@ PROBE_EXPORT const struct probe timer = {
 	.bigger_is_better = 0,
 	.params = timer_params,
 	.metrics = timer_metrics,
+	.config_size = sizeof(struct timer_cfg),
+	.state_size = sizeof(struct timer_state),
+	.needs_counter_hz = 1,
 	.setup = timer_setup,
 	.sample = timer_sample,
 	.sanity = timer_sanity,
-	.teardown = timer_teardown,
 };

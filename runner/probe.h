@@ -2,14 +2,35 @@
  * probe.h - the sysmeter probe ABI: the only runner header a probe includes
  * (together with probe_time.h, the inline timing primitives).
  *
- * A probe is a shared object exporting exactly one symbol, named after the
- * file stem, of type `const struct probe`:
+ * A probe is a shared object exporting exactly one symbol, the same for
+ * every probe (as fio's external engines do), a `const struct probe`:
  *
- *     PROBE_EXPORT const struct probe syscall = { .abi = PROBE_ABI_VERSION, ... };
+ *     struct cfg { uint64_t size; int pattern; };
+ *     static const struct probe_param params[] = {
+ *             PROBE_PARAM_SIZE(struct cfg, size, "4KiB", "working set", 4096, 1 << 30),
+ *             PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order", "random|sequential"),
+ *             PROBE_PARAM_END,
+ *     };
+ *     PROBE_DEFINE = { .abi = PROBE_ABI_VERSION, .name = "x", ..., .params = params,
+ *                      .config_size = sizeof(struct cfg), .setup = ..., .sample = ... };
  *
- * The runner dlopen()s build/probes/<name>.so, dlsym()s <name>, checks `abi`
- * for an exact match, then `name` (must equal the file stem), then that the
- * required hooks (setup, sample, teardown) are present.
+ * The runner dlopen()s build/probes/<name>.so, dlsym()s PROBE_SYMBOL,
+ * checks with dladdr() that the symbol lies in that very file, reads `abi`
+ * (and nothing else) for an exact match, then `name` (must equal the file
+ * stem), then the required hooks (setup, sample), then that every
+ * parameter's field lies inside config_size.  Metadata (list, probe-help,
+ * check, binding) is read in a short-lived child process, so a probe whose
+ * constructor crashes, hangs or exits is reported, never fatal.
+ *
+ * What the runner guarantees, so that a probe does not check it again:
+ *   - parameters arrive parsed, type-checked and range-checked in the
+ *     probe's own config struct (`cfg`): a choice as its index in `choices`,
+ *     a size in bytes, a time in seconds, a bool as 0/1;
+ *   - `state` is a zeroed buffer of state_size bytes, freed by the runner
+ *     after teardown (NULL when state_size is 0);
+ *   - sample() is called with iterations >= 1;
+ *   - with needs_counter_hz set, host->tsc_hz > 0 (else the point fails
+ *     before setup with "setup: no calibrated counter frequency ...").
  *
  * Rules for probes: build with -O2 -fvisibility=hidden; no constructors, no
  * exit(), no printing of results.  Every hook returns 0 or a negative errno
@@ -29,9 +50,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PROBE_ABI_VERSION 1
+#define PROBE_ABI_VERSION 2
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
+
+/* The one symbol every probe exports; PROBE_DEFINE declares it. */
+#define PROBE_SYMBOL "sysmeter_probe"
+#define PROBE_DEFINE PROBE_EXPORT const struct probe sysmeter_probe
 
 /* setup() returns this (with a reason in err) when the probe cannot run here. */
 #define PROBE_SKIP 1
@@ -39,18 +64,23 @@
 /* Most secondary values a probe may declare (struct probe_metric). */
 #define PROBE_MAX_EXTRA 8
 
+/* Parameter types, and the C type of the config field each one fills. */
 enum probe_param_type {
-	PROBE_INT = 1,	/* integer, plain number ("7", "1000") */
-	PROBE_SIZE,	/* bytes: "4KiB", "1.5GB", "512" -> num in bytes */
-	PROBE_TIME,	/* duration: "10ms", "800ns", "2s" -> num in seconds */
-	PROBE_DOUBLE,	/* real number, "%" allowed: "2.5", "50%" (= 0.5) */
-	PROBE_STRING,	/* text; `choices` ("a|b|c") restricts it when set */
-	PROBE_BOOL,	/* true/false/yes/no/on/off -> num 1 or 0 */
+	PROBE_INT = 1,	/* int64_t:  plain integer ("7", "1000") */
+	PROBE_SIZE,	/* uint64_t: bytes ("4KiB", "1.5GB", "512") */
+	PROBE_TIME,	/* double:   seconds ("10ms", "800ns", "2s") */
+	PROBE_DOUBLE,	/* double:   real number, "%" allowed ("2.5", "50%" = 0.5) */
+	PROBE_STRING,	/* int: index into `choices` ("a|b|c") when set;
+			   const char *: the text (valid until teardown) when not */
+	PROBE_BOOL,	/* int: 0 or 1 (true/false/yes/no/on/off) */
 };
 
 /*
- * One row of a probe's parameter table.  The runner alone parses and checks
- * values against it; `runner probe-help NAME` prints it.
+ * One row of a probe's parameter table; write rows with the PROBE_PARAM_*
+ * macros below, which take the name from the config field, so a misspelt
+ * name or a field of the wrong C type does not compile.  The runner alone
+ * parses and checks values against the table; `runner probe-help NAME`
+ * prints it.
  */
 struct probe_param {
 	const char *name;
@@ -60,26 +90,38 @@ struct probe_param {
 	const char *choices;	/* PROBE_STRING only: "fork|vfork|pthread"; NULL = any */
 	double min, max;	/* numeric bounds, inclusive, in base units
 				   (bytes, seconds); ignored when min == max */
+	size_t offset;		/* of the field in the probe's config struct */
+	size_t size;		/* of that field: checked against the type */
 };
+
+/* sizeof(T.f), or a compile error when T.f is not of type C. */
+#define PROBE_FIELD_(T, f, C) \
+	.offset = offsetof(T, f), .size = sizeof(_Generic(((T *)0)->f, C: ((T *)0)->f))
+#define PROBE_ROW_(T, f, ty, C, d_, h_, ch_, lo_, hi_) \
+	{ .name = #f, .type = ty, .def = d_, .help = h_, .choices = ch_, .min = lo_, \
+	  .max = hi_, PROBE_FIELD_(T, f, C) }
+
+#define PROBE_PARAM_INT(T, f, d_, h_, lo_, hi_) \
+	PROBE_ROW_(T, f, PROBE_INT, int64_t, d_, h_, NULL, lo_, hi_)
+#define PROBE_PARAM_SIZE(T, f, d_, h_, lo_, hi_) \
+	PROBE_ROW_(T, f, PROBE_SIZE, uint64_t, d_, h_, NULL, lo_, hi_)
+#define PROBE_PARAM_TIME(T, f, d_, h_, lo_, hi_) \
+	PROBE_ROW_(T, f, PROBE_TIME, double, d_, h_, NULL, lo_, hi_)
+#define PROBE_PARAM_DOUBLE(T, f, d_, h_, lo_, hi_) \
+	PROBE_ROW_(T, f, PROBE_DOUBLE, double, d_, h_, NULL, lo_, hi_)
+#define PROBE_PARAM_CHOICE(T, f, d_, h_, ch_) \
+	PROBE_ROW_(T, f, PROBE_STRING, int, d_, h_, ch_, 0, 0)
+#define PROBE_PARAM_STRING(T, f, d_, h_) \
+	PROBE_ROW_(T, f, PROBE_STRING, const char *, d_, h_, NULL, 0, 0)
+#define PROBE_PARAM_BOOL(T, f, d_, h_) \
+	PROBE_ROW_(T, f, PROBE_BOOL, int, d_, h_, NULL, 0, 0)
+#define PROBE_PARAM_END { .name = NULL }
 
 /* A secondary value a sample may report besides its primary value. */
 struct probe_metric {
 	const char *name;	/* "pipe_ns", "bytes_read" */
 	const char *unit;	/* "ns", "bytes" */
 	const char *help;
-};
-
-/* One parameter value as handed to setup(): already parsed and checked. */
-struct probe_value {
-	const char *name;
-	const char *text;	/* the value as written (after unit normalisation) */
-	double num;		/* numeric value in base units; 0/1 for bool; 0 for strings */
-};
-
-/* All parameters of one point, in the order of the probe's table. */
-struct probe_params {
-	size_t n;
-	const struct probe_value *v;
 };
 
 /* What one call of sample() yields. */
@@ -104,7 +146,8 @@ struct probe_host {
 	const char *scratch_dir;	/* private, writable, removed after the point */
 	uint64_t seed;			/* run seed mixed with the point index */
 	const char *peer;		/* "host:port" of a `runner serve` peer, or NULL */
-	double tsc_hz;			/* calibrated TSC (or counter) frequency, 0 if none */
+	double tsc_hz;			/* calibrated TSC (or counter) frequency, 0 if none;
+					   > 0 when the probe sets needs_counter_hz */
 	int cpu;			/* CPU the sampling thread is pinned to, -1 if none */
 	int ncpus;			/* online CPUs */
 	int privileged;			/* may drop caches, raise priority, ... */
@@ -121,61 +164,37 @@ struct probe {
 	const char *summary;		/* one line: what it measures */
 	const char *unit;		/* unit of the primary value: "ns", "GB/s" */
 	int bigger_is_better;		/* 1 for throughputs */
-	const struct probe_param *params;	/* terminated by a row with name == NULL */
-	const struct probe_metric *metrics;	/* terminated by name == NULL; may be NULL */
+	const struct probe_param *params;	/* ends with PROBE_PARAM_END; may be NULL */
+	const struct probe_metric *metrics;	/* ends with name == NULL; may be NULL */
+	size_t config_size;		/* sizeof the config struct params fill */
+	size_t state_size;		/* sizeof the zeroed state the runner allocates */
+	int needs_counter_hz;		/* converts ticks: run only with tsc_hz > 0 */
 
-	/* Required.  Allocate and prepare everything untimed; *state is opaque. */
-	int (*setup)(const struct probe_params *p, const struct probe_host *h,
-		     void **state, char *err, size_t errlen);
-	/* Optional.  A first guess for `iterations: auto` (ops per sample);
-	   the runner still doubles it until a sample lasts min_sample_time. */
+	/* Optional fixed iteration count: when non-zero `iterations: auto`
+	   uses it instead of calibrating (a probe whose op is a whole pass). */
+	uint64_t fixed_iterations;
+	/* Optional first guess for `iterations: auto` when it does not depend
+	   on the parameters (else write calibrate()); the runner still
+	   doubles it until a sample lasts min_sample_time. */
+	uint64_t iterations_hint;
+
+	/* Required.  Prepare everything untimed in the zeroed `state`; `cfg`
+	   is the filled config struct (NULL when config_size is 0). */
+	int (*setup)(void *state, const void *cfg, const struct probe_host *h, char *err,
+		     size_t errlen);
+	/* Optional.  A first guess for `iterations: auto` (ops per sample). */
 	int (*calibrate)(void *state, uint64_t *iterations, char *err, size_t errlen);
 	/* Optional.  Runs before every sample, untimed (e.g. drop caches). */
 	int (*prepare)(void *state, char *err, size_t errlen);
-	/* Required.  Perform `iterations` operations; report the cost per op. */
+	/* Required.  Perform `iterations` (>= 1) operations; report the cost per op. */
 	int (*sample)(void *state, uint64_t iterations, struct probe_sample *out,
 		      char *err, size_t errlen);
 	/* Optional.  After the last sample: did the work really happen?  A
 	   non-zero return is recorded as a sanity flag with the message. */
 	int (*sanity)(void *state, char *err, size_t errlen);
-	/* Required.  Free everything; must be safe after a failed setup. */
+	/* Optional.  Release what setup() acquired (not `state` itself: the
+	   runner frees it); must be safe after a failed or partial setup. */
 	void (*teardown)(void *state);
-
-	/* Optional fixed iteration count: when non-zero `iterations: auto`
-	   uses it instead of calibrating (a probe whose op is a whole pass). */
-	uint64_t fixed_iterations;
 };
-
-/* Convenience for probes: the value of parameter `name` (NULL if absent). */
-static inline const struct probe_value *probe_param(const struct probe_params *p,
-						    const char *name)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->v[i].name, name) == 0)
-			return &p->v[i];
-	return NULL;
-}
-
-/* For probes that convert counter ticks with pt_ticks_to_ns: the runner
-   always calibrates host->tsc_hz; a host that did not is refused once, here. */
-static inline int probe_require_hz(const struct probe_host *h, char *err, size_t errlen)
-{
-	if (h->tsc_hz > 0)
-		return 0;
-	snprintf(err, errlen, "no calibrated counter frequency (tsc_hz is 0)");
-	return -1;
-}
-
-static inline double probe_num(const struct probe_params *p, const char *name)
-{
-	const struct probe_value *v = probe_param(p, name);
-	return v ? v->num : 0.0;
-}
-
-static inline const char *probe_str(const struct probe_params *p, const char *name)
-{
-	const struct probe_value *v = probe_param(p, name);
-	return v ? v->text : "";
-}
 
 #endif

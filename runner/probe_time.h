@@ -20,6 +20,15 @@
 #include <stdint.h>
 #include <time.h>
 
+/* Strict ISO C (cc -std=c11, no _GNU_SOURCE) hides the POSIX clocks in
+   <time.h>; an out-of-tree probe built that way still gets them, with
+   Linux's values (the same declaration and macros glibc makes). */
+#if defined(__linux__) && !defined(CLOCK_MONOTONIC_RAW)
+extern int clock_gettime(int clk, struct timespec *ts);
+#define CLOCK_THREAD_CPUTIME_ID 3
+#define CLOCK_MONOTONIC_RAW 4
+#endif
+
 static inline uint64_t pt_clock_ns(void)
 {
 	struct timespec ts;

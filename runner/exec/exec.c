@@ -165,7 +165,7 @@ static void child_text(struct child *c, enum msg_type type, const char *fmt, ...
 static void child_finish(struct child *c, int code) __attribute__((noreturn));
 static void child_finish(struct child *c, int code)
 {
-	if (c->set_up)
+	if (c->set_up && c->p->teardown)
 		c->p->teardown(c->state);
 	if (c->scratch[0])
 		rm_rf(c->scratch);
@@ -344,6 +344,8 @@ static uint64_t child_iterations(struct child *c)
 		return s->iterations;
 	if (c->p->fixed_iterations > 0)
 		return c->p->fixed_iterations;
+	if (c->p->iterations_hint > 0)
+		n = c->p->iterations_hint < ITER_CAP ? c->p->iterations_hint : ITER_CAP;
 	if (c->p->calibrate) {
 		uint64_t hint = 0;
 
@@ -455,6 +457,46 @@ static char *first_probe_dir(const struct exec_ctx *ctx)
 	return strndup(d, strcspn(d, ":"));
 }
 
+/* The probe's zeroed state (NULL when it asks for none), 64-byte aligned
+   so that a probe may keep cache-line-aligned atomics in it. */
+static void *child_state(struct child *c)
+{
+	size_t n = (c->p->state_size + 63) & ~(size_t)63;
+	void *st;
+
+	if (n == 0)
+		return NULL;
+	st = aligned_alloc(64, n);
+	if (!st)
+		child_fail(c, "runner", -ENOMEM, "");
+	return memset(st, 0, n);
+}
+
+/* The probe's config struct (NULL when it has none), filled from the
+   point's values (the runner has parsed and checked them) or defaults. */
+static void *child_config(struct child *c, const struct loaded_probe *lp,
+			  const struct plan_point *pt)
+{
+	const struct probe *p = lp->p;
+	char err[ERRLEN] = "";
+	void *cfg;
+
+	if (p->config_size == 0)
+		return NULL;
+	cfg = calloc(1, p->config_size);
+	if (!cfg)
+		child_fail(c, "runner", -ENOMEM, "");
+	for (size_t i = 0; i < lp->n_params; i++) {
+		const struct spec_val *v = pt && pt->vals ? pt->vals[i] : NULL;
+		const char *text = v ? v->text : p->params[i].def ? p->params[i].def : "";
+		double num = v ? v->num : strtod(text, NULL);
+
+		if (loader_set_param(&p->params[i], cfg, text, num, err, sizeof err) < 0)
+			child_fail(c, "runner", -EINVAL, err);
+	}
+	return cfg;
+}
+
 static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
 		       pid_t parent) __attribute__((noreturn));
@@ -463,12 +505,12 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       pid_t parent)
 {
 	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd, .end_cpu = -1 };
-	struct probe_value *vals;
-	struct probe_params params;
+	struct loaded_probe code;
 	struct probe_host host;
 	struct probe_sample smp;
 	char err[ERRLEN] = "";
 	const char *root;
+	void *cfg;
 	uint64_t iters;
 	double dt;
 	int rc, pinned;
@@ -476,6 +518,17 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	setpgid(0, 0);
 	child_sanitise(parent);
 	pinned = child_place(&c);
+	/* The runner read only metadata (in another child); the hooks are here. */
+	if (loader_dlopen(lp->path, &code, err, sizeof err) < 0) {
+		child_text(&c, MSG_ERROR, "%s", err);
+		child_finish(&c, 1);
+	}
+	if (strcmp(code.sha256, lp->sha256) != 0) {
+		child_text(&c, MSG_ERROR, "probe '%s': %s changed since it was checked",
+			   code.p->name, lp->path);
+		child_finish(&c, 1);
+	}
+	c.p = code.p;
 
 	root = ctx->scratch_root ? ctx->scratch_root : getenv("TMPDIR");
 	if (!root || !*root)
@@ -491,19 +544,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	}
 	child_text(&c, MSG_SCRATCH, "%s", c.scratch);
 
-	vals = calloc(lp->n_params ? lp->n_params : 1, sizeof *vals);
-	if (!vals)
-		child_fail(&c, "runner", -ENOMEM, "");
-	for (size_t i = 0; i < lp->n_params; i++) {
-		const struct spec_val *v = pt && pt->vals ? pt->vals[i] : NULL;
-
-		vals[i].name = lp->p->params[i].name;
-		vals[i].text = v ? v->text : lp->p->params[i].def ? lp->p->params[i].def : "";
-		vals[i].num = v ? v->num : strtod(vals[i].text, NULL);
-	}
-	params.n = lp->n_params;
-	params.v = vals;
-
+	cfg = child_config(&c, &code, pt);
 	memset(&host, 0, sizeof host);
 	host.abi = PROBE_ABI_VERSION;
 	host.log = host_log;
@@ -518,8 +559,11 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.user = &c;
 	host.probe_dir = first_probe_dir(ctx);
 
+	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
+		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");
+	c.state = child_state(&c);
 	c.set_up = 1;
-	rc = lp->p->setup(&params, &host, &c.state, err, sizeof err);
+	rc = c.p->setup(c.state, cfg, &host, err, sizeof err);
 	err[sizeof err - 1] = '\0';
 	if (rc == PROBE_SKIP) {
 		child_text(&c, MSG_SKIP, "%s", err[0] ? err : "skipped by the probe");
@@ -544,9 +588,9 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	child_repetitions(&c, iters);
 	c.end_cpu = sched_getcpu();
 
-	if (lp->p->sanity) {
+	if (c.p->sanity) {
 		err[0] = '\0';
-		rc = lp->p->sanity(c.state, err, sizeof err);
+		rc = c.p->sanity(c.state, err, sizeof err);
 		err[sizeof err - 1] = '\0';
 		if (rc != 0)
 			child_text(&c, MSG_SANITY, "%s",

@@ -11,21 +11,37 @@
  *
  * Checks, in this order, each with one message (the caller prefixes
  * "runner: "): the file exists, it dlopen()s (RTLD_NOW | RTLD_LOCAL), it
- * exports the symbol <stem>, abi == PROBE_ABI_VERSION, name == stem, the
- * required hooks setup/sample/teardown are present, and it declares at most
- * PROBE_MAX_EXTRA metrics.  Any failure dlclose()s the object.
+ * exports PROBE_SYMBOL ("sysmeter_probe", the same in every probe, so that
+ * dlsym() can never hand back a libc function named like the file), dladdr()
+ * places that symbol in this very file as a data object, abi ==
+ * PROBE_ABI_VERSION (read before any other field), name == stem, the
+ * required hooks setup/sample are present, at most PROBE_MAX_EXTRA
+ * metrics, and every parameter's field lies inside config_size with the
+ * size its type needs.  Any failure dlclose()s the object.
+ *
+ * loader_open() does all that in a short-lived child and rebuilds the
+ * metadata in the runner, so a constructor that crashes, loops or calls
+ * exit() costs a message, not the runner; loader_dlopen() does it in the
+ * calling process, for the point's own child (exec.c), which needs hooks.
  */
 #include "exec/loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -169,15 +185,93 @@ static size_t count_metrics(const struct probe_metric *t)
 	return n;
 }
 
-/* Every check after dlsym(); returns 0 or -1 with err filled. */
-static int check_probe(const char *name, const struct probe *p, size_t n_metrics,
-		       char *err, size_t errlen)
+/* Resolve `name` to (stem, path) of an existing file; errors name the probe. */
+static int resolve(const char *name, char **stem, char **path, char *err, size_t errlen)
 {
-	if (p->abi != PROBE_ABI_VERSION) {
-		snprintf(err, errlen, "probe '%s': ABI version %u, runner expects %u", name,
-			 p->abi, (unsigned)PROBE_ABI_VERSION);
+	struct stat st;
+
+	*stem = *path = NULL;
+	if (!name || !*name) {
+		snprintf(err, errlen, "probe '': empty probe name");
 		return -1;
 	}
+	if (strchr(name, '/')) {
+		*stem = path_stem(name);
+		*path = strdup(name);
+		if (!*stem || !*path)
+			goto oom;
+		if (stat(*path, &st) != 0) {
+			snprintf(err, errlen, "probe '%s': %s: %s", *stem, *path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	struct find_arg fa = { .name = name };
+
+	*stem = strdup(name);
+	if (!*stem)
+		goto oom;
+	each_dir(find_in_dir, &fa);
+	if (fa.oom)
+		goto oom;
+	if (!fa.path) {
+		snprintf(err, errlen, "probe '%s': not found in %s", name, loader_dir());
+		return -1;
+	}
+	*path = fa.path;
+	return 0;
+oom:
+	snprintf(err, errlen, "probe '%s': out of memory", name);
+	return -1;
+}
+
+/* The expected C size of a parameter's config field, 0 for a bad type. */
+static size_t field_size(const struct probe_param *pp)
+{
+	switch (pp->type) {
+	case PROBE_INT: return sizeof(int64_t);
+	case PROBE_SIZE: return sizeof(uint64_t);
+	case PROBE_TIME:
+	case PROBE_DOUBLE: return sizeof(double);
+	case PROBE_STRING: return pp->choices ? sizeof(int) : sizeof(const char *);
+	case PROBE_BOOL: return sizeof(int);
+	}
+	return 0;
+}
+
+/* Each parameter writes a field of its type inside config_size. */
+static int check_params(const char *name, const struct probe *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; p->params && p->params[i].name; i++) {
+		const struct probe_param *pp = &p->params[i];
+		size_t want = field_size(pp);
+
+		if (want == 0) {
+			snprintf(err, errlen, "probe '%s': parameter '%s' has an unknown type %d", name,
+				 pp->name, (int)pp->type);
+			return -1;
+		}
+		if (pp->size != want) {
+			snprintf(err, errlen,
+				 "probe '%s': parameter '%s' has a %zu-byte field, its type needs %zu",
+				 name, pp->name, pp->size, want);
+			return -1;
+		}
+		if (pp->offset > p->config_size || p->config_size - pp->offset < pp->size) {
+			snprintf(err, errlen,
+				 "probe '%s': parameter '%s' lies outside config_size (%zu + %zu > %zu)",
+				 name, pp->name, pp->offset, pp->size, p->config_size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Every check after the ABI number; returns 0 or -1 with err filled. */
+static int check_probe(const char *name, const struct probe *p, char *err, size_t errlen)
+{
+	size_t n_metrics;
+
 	if (!p->name) {
 		snprintf(err, errlen, "probe '%s': declares no name, expected '%s' (the file stem)",
 			 name, name);
@@ -189,95 +283,553 @@ static int check_probe(const char *name, const struct probe *p, size_t n_metrics
 			 p->name, name);
 		return -1;
 	}
-	if (!p->setup || !p->sample || !p->teardown) {
+	if (!p->setup || !p->sample) {
 		snprintf(err, errlen, "probe '%s': required hook '%s' missing", name,
-			 !p->setup ? "setup" : !p->sample ? "sample" : "teardown");
+			 !p->setup ? "setup" : "sample");
 		return -1;
 	}
+	n_metrics = count_metrics(p->metrics);
 	if (n_metrics > PROBE_MAX_EXTRA) {
 		snprintf(err, errlen, "probe '%s': declares %zu metrics, at most %d allowed", name,
 			 n_metrics, PROBE_MAX_EXTRA);
 		return -1;
 	}
-	return 0;
+	return check_params(name, p, err, errlen);
 }
 
-int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen)
+/*
+ * Find PROBE_SYMBOL and make sure it is this file's own data object before
+ * reading a byte of it: dlsym() also searches the object's dependencies, and
+ * a symbol may be absolute (no address in any file).  Then the ABI number,
+ * alone, then the rest of the struct.
+ */
+static const struct probe *find_probe(void *dl, const char *stem, const char *path, char *err,
+				      size_t errlen)
 {
-	char *stem = NULL, *path = NULL;
-	void *dl = NULL;
+	struct link_map *own = NULL, *where = NULL;
+	const ElfW(Sym) *sym = NULL;
 	const struct probe *p;
-	struct stat st;
+	Dl_info info;
 
-	memset(out, 0, sizeof *out);
-	if (!name || !*name) {
-		snprintf(err, errlen, "probe '': empty probe name");
-		return -1;
+	dlerror();
+	p = dlsym(dl, PROBE_SYMBOL);
+	if (!p) {
+		snprintf(err, errlen, "probe '%s': %s does not export the symbol '%s'", stem, path,
+			 PROBE_SYMBOL);
+		return NULL;
 	}
-	if (strchr(name, '/')) {
-		stem = path_stem(name);
-		path = strdup(name);
-		if (!stem || !path)
-			goto oom;
-		if (stat(path, &st) != 0) {
-			snprintf(err, errlen, "probe '%s': %s: %s", stem, path, strerror(errno));
-			goto fail;
-		}
-	} else {
-		struct find_arg fa = { .name = name };
+	if (dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
+	    !dladdr1(p, &info, (void **)&where, RTLD_DL_LINKMAP) || where != own) {
+		snprintf(err, errlen, "probe '%s': the symbol '%s' does not lie in %s", stem,
+			 PROBE_SYMBOL, path);
+		return NULL;
+	}
+	if (!dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || info.dli_saddr != p ||
+	    ELF64_ST_TYPE(sym->st_info) != STT_OBJECT || sym->st_size < sizeof p->abi) {
+		snprintf(err, errlen, "probe '%s': the symbol '%s' in %s is not a struct probe",
+			 stem, PROBE_SYMBOL, path);
+		return NULL;
+	}
+	if (p->abi != PROBE_ABI_VERSION) {
+		snprintf(err, errlen, "probe '%s': ABI version %u, runner expects %u", stem, p->abi,
+			 (unsigned)PROBE_ABI_VERSION);
+		return NULL;
+	}
+	if (sym->st_size < sizeof *p) {
+		snprintf(err, errlen, "probe '%s': the symbol '%s' is %zu bytes, struct probe is %zu",
+			 stem, PROBE_SYMBOL, (size_t)sym->st_size, sizeof *p);
+		return NULL;
+	}
+	if (check_probe(stem, p, err, errlen) != 0)
+		return NULL;
+	return p;
+}
 
-		stem = strdup(name);
-		if (!stem)
-			goto oom;
-		each_dir(find_in_dir, &fa);
-		if (fa.oom)
-			goto oom;
-		if (!fa.path) {
-			snprintf(err, errlen, "probe '%s': not found in %s", name, loader_dir());
-			goto fail;
-		}
-		path = fa.path;
-	}
+/* dlopen and check an already resolved file, in this process. */
+static int open_here(const char *stem, char *path, struct loaded_probe *out, char *err,
+		     size_t errlen)
+{
+	void *dl;
+	const char *why;
 
 	dlerror();
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		const char *why = dlerror();
-
+		why = dlerror();
 		snprintf(err, errlen, "probe '%s': cannot load %s: %s", stem, path,
 			 why ? why : "unknown error");
-		goto fail;
+		return -1;
 	}
-	dlerror();
-	p = dlsym(dl, stem);
-	if (!p) {
-		snprintf(err, errlen, "probe '%s': %s does not export the symbol '%s'", stem, path,
-			 stem);
-		goto fail;
-	}
-	out->n_params = count_params(p->params);
-	out->n_metrics = count_metrics(p->metrics);
-	if (check_probe(stem, p, out->n_metrics, err, errlen) != 0)
-		goto fail;
-	if (loader_sha256_file(path, out->sha256) != 0) {
-		snprintf(err, errlen, "probe '%s': cannot read %s: %s", stem, path,
-			 strerror(errno));
-		goto fail;
+	out->p = find_probe(dl, stem, path, err, errlen);
+	if (!out->p) {
+		dlclose(dl);
+		return -1;
 	}
 	out->dl = dl;
-	out->p = p;
 	out->path = path;
-	free(stem);
+	out->n_params = count_params(out->p->params);
+	out->n_metrics = count_metrics(out->p->metrics);
 	return 0;
+}
 
-oom:
-	snprintf(err, errlen, "probe '%s': out of memory", name);
-fail:
-	if (dl)
-		dlclose(dl);
+/* The sha256 of lp->path, or -1 with err filled. */
+static int hash_probe(const char *stem, struct loaded_probe *lp, char *err, size_t errlen)
+{
+	if (loader_sha256_file(lp->path, lp->sha256) == 0)
+		return 0;
+	snprintf(err, errlen, "probe '%s': cannot read %s: %s", stem, lp->path, strerror(errno));
+	return -1;
+}
+
+/* ------------------------------------------------------------------
+ * Metadata in a child.  The child dlopens and checks the probe, then
+ * writes one record down a pipe: 'E' and the error message, or 'M' and
+ * every metadata field (strings as a length and bytes, numbers raw: both
+ * ends are this binary).  The parent reads to EOF under a deadline, reaps
+ * the child, and rebuilds a struct probe without hooks from the record.
+ */
+
+#define LOAD_TIMEOUT 5.0	/* seconds; $SYSMETER_LOAD_TIMEOUT overrides */
+#define NO_STR UINT32_MAX
+
+struct wbuf {
+	char *b;
+	size_t n, cap;
+	int oom;
+};
+
+static void w_put(struct wbuf *w, const void *p, size_t n)
+{
+	if (w->oom)
+		return;
+	if (w->n + n > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		char *nb;
+
+		while (cap < w->n + n)
+			cap *= 2;
+		nb = realloc(w->b, cap);
+		if (!nb) {
+			w->oom = 1;
+			return;
+		}
+		w->b = nb;
+		w->cap = cap;
+	}
+	memcpy(w->b + w->n, p, n);
+	w->n += n;
+}
+
+static void w_str(struct wbuf *w, const char *s)
+{
+	uint32_t len = s ? (uint32_t)strnlen(s, 65535) : NO_STR;
+
+	w_put(w, &len, sizeof len);
+	if (s)
+		w_put(w, s, len);
+}
+
+#define W(w, v) w_put((w), &(v), sizeof(v))
+
+static void w_probe(struct wbuf *w, const struct probe *p)
+{
+	uint64_t np = count_params(p->params), nm = count_metrics(p->metrics);
+
+	W(w, p->abi);
+	w_str(w, p->name);
+	w_str(w, p->version);
+	w_str(w, p->summary);
+	w_str(w, p->unit);
+	W(w, p->bigger_is_better);
+	W(w, p->config_size);
+	W(w, p->state_size);
+	W(w, p->needs_counter_hz);
+	W(w, p->fixed_iterations);
+	W(w, p->iterations_hint);
+	W(w, np);
+	for (size_t i = 0; i < np; i++) {
+		const struct probe_param *pp = &p->params[i];
+
+		w_str(w, pp->name);
+		W(w, pp->type);
+		w_str(w, pp->def);
+		w_str(w, pp->help);
+		w_str(w, pp->choices);
+		W(w, pp->min);
+		W(w, pp->max);
+		W(w, pp->offset);
+		W(w, pp->size);
+	}
+	W(w, nm);
+	for (size_t i = 0; i < nm; i++) {
+		w_str(w, p->metrics[i].name);
+		w_str(w, p->metrics[i].unit);
+		w_str(w, p->metrics[i].help);
+	}
+}
+
+/* The rebuilt metadata: lp->p points at .p, lp->meta at the whole. */
+struct meta {
+	struct probe p;
+	struct probe_param *params;
+	struct probe_metric *metrics;
+	char **strs;
+	size_t n_strs;
+};
+
+static void meta_free(void *m)
+{
+	struct meta *mt = m;
+
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->n_strs; i++)
+		free(mt->strs[i]);
+	free(mt->strs);
+	free(mt->params);
+	free(mt->metrics);
+	free(mt);
+}
+
+struct rbuf {
+	const char *b;
+	size_t n, off;
+	int bad;
+	struct meta *mt;
+};
+
+static void r_get(struct rbuf *r, void *p, size_t n)
+{
+	if (r->bad || r->n - r->off < n) {
+		r->bad = 1;
+		memset(p, 0, n);
+		return;
+	}
+	memcpy(p, r->b + r->off, n);
+	r->off += n;
+}
+
+#define R(r, v) r_get((r), &(v), sizeof(v))
+
+/* A string of the record, owned by r->mt (NULL stays NULL). */
+static const char *r_str(struct rbuf *r)
+{
+	uint32_t len;
+	char *s, **ns;
+
+	R(r, len);
+	if (r->bad || len == NO_STR)
+		return NULL;
+	if (r->n - r->off < len || !(s = strndup(r->b + r->off, len))) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->off += len;
+	ns = realloc(r->mt->strs, (r->mt->n_strs + 1) * sizeof *ns);
+	if (!ns) {
+		free(s);
+		r->bad = 1;
+		return NULL;
+	}
+	r->mt->strs = ns;
+	ns[r->mt->n_strs++] = s;
+	return s;
+}
+
+static void r_params(struct rbuf *r, struct meta *mt, uint64_t np)
+{
+	if (r->bad || np > 4096 || !(mt->params = calloc(np + 1, sizeof *mt->params))) {
+		r->bad = 1;
+		return;
+	}
+	for (size_t i = 0; i < np && !r->bad; i++) {
+		struct probe_param *pp = &mt->params[i];
+
+		pp->name = r_str(r);
+		R(r, pp->type);
+		pp->def = r_str(r);
+		pp->help = r_str(r);
+		pp->choices = r_str(r);
+		R(r, pp->min);
+		R(r, pp->max);
+		R(r, pp->offset);
+		R(r, pp->size);
+	}
+}
+
+static void r_metrics(struct rbuf *r, struct meta *mt, uint64_t nm)
+{
+	if (r->bad || nm > PROBE_MAX_EXTRA || !(mt->metrics = calloc(nm + 1, sizeof *mt->metrics))) {
+		r->bad = 1;
+		return;
+	}
+	for (size_t i = 0; i < nm && !r->bad; i++) {
+		mt->metrics[i].name = r_str(r);
+		mt->metrics[i].unit = r_str(r);
+		mt->metrics[i].help = r_str(r);
+	}
+}
+
+/* Rebuild the probe from an 'M' record; hooks stay NULL. */
+static struct meta *r_probe(struct rbuf *r)
+{
+	struct meta *mt = calloc(1, sizeof *mt);
+	struct probe *p;
+	uint64_t np = 0, nm = 0;
+
+	if (!mt)
+		return NULL;
+	r->mt = mt;
+	p = &mt->p;
+	R(r, p->abi);
+	p->name = r_str(r);
+	p->version = r_str(r);
+	p->summary = r_str(r);
+	p->unit = r_str(r);
+	R(r, p->bigger_is_better);
+	R(r, p->config_size);
+	R(r, p->state_size);
+	R(r, p->needs_counter_hz);
+	R(r, p->fixed_iterations);
+	R(r, p->iterations_hint);
+	R(r, np);
+	r_params(r, mt, np);
+	R(r, nm);
+	r_metrics(r, mt, nm);
+	if (r->bad || !p->name || r->off != r->n) {
+		meta_free(mt);
+		return NULL;
+	}
+	p->params = mt->params;
+	p->metrics = mt->metrics;
+	return mt;
+}
+
+static void write_all(int fd, const char *b, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Default crash signals (not a sanitizer's handler: a crash is a crash),
+   no core file, no stdout (a constructor's printf must not reach ours),
+   die with the runner. */
+static void meta_child_sanitise(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE };
+	struct rlimit nocore = { 0, 0 };
+	int fd;
+
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+	setrlimit(RLIMIT_CORE, &nocore);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+}
+
+static void meta_child_main(const char *stem, char *path, int fd) __attribute__((noreturn));
+static void meta_child_main(const char *stem, char *path, int fd)
+{
+	struct loaded_probe lp;
+	struct wbuf w = { 0 };
+	char err[1024] = "";
+
+	meta_child_sanitise();
+	memset(&lp, 0, sizeof lp);
+	if (open_here(stem, path, &lp, err, sizeof err) == 0) {
+		w_put(&w, "M", 1);
+		w_probe(&w, lp.p);
+	} else {
+		w_put(&w, "E", 1);
+		w_str(&w, err);
+	}
+	if (!w.oom)
+		write_all(fd, w.b, w.n);
+	_exit(w.oom ? 3 : 0);
+}
+
+static double load_timeout(void)
+{
+	const char *env = getenv("SYSMETER_LOAD_TIMEOUT");
+	char *end;
+	double t;
+
+	if (!env || !*env)
+		return LOAD_TIMEOUT;
+	t = strtod(env, &end);
+	return *end == '\0' && t > 0 ? t : LOAD_TIMEOUT;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Read fd to EOF into w; returns 0, or -1 when the deadline passed first. */
+static int read_until(int fd, struct wbuf *w, double deadline)
+{
+	char buf[4096];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double left = deadline - mono_s();
+		ssize_t got;
+		int rc;
+
+		if (left <= 0)
+			return -1;
+		rc = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc == 0)
+			continue;	/* the deadline check above ends it */
+		got = read(fd, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return 0;
+		w_put(w, buf, (size_t)got);
+	}
+}
+
+static pid_t reap(pid_t pid, int *status)
+{
+	pid_t r;
+
+	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+/* The child's record and exit status turned into out->meta or a message. */
+static int meta_result(const char *stem, const struct wbuf *w, int status, struct loaded_probe *out,
+		       char *err, size_t errlen)
+{
+	struct rbuf r = { .b = w->b, .n = w->n };
+	struct meta *mt;
+
+	if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "probe '%s': killed by signal %d (%s) while loading", stem,
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	if (w->n == 0 || WEXITSTATUS(status) != 0) {
+		snprintf(err, errlen, "probe '%s': exited with status %d while loading", stem,
+			 WEXITSTATUS(status));
+		return -1;
+	}
+	r.off = 1;
+	if (w->b[0] == 'E') {
+		const char *msg;
+
+		r.mt = calloc(1, sizeof *r.mt);
+		msg = r.mt ? r_str(&r) : NULL;
+		snprintf(err, errlen, "%s", msg ? msg : "probe: bad error record");
+		meta_free(r.mt);
+		return -1;
+	}
+	mt = w->b[0] == 'M' ? r_probe(&r) : NULL;
+	if (!mt) {
+		snprintf(err, errlen, "probe '%s': the loading child sent a bad record", stem);
+		return -1;
+	}
+	out->meta = mt;
+	out->p = &mt->p;
+	out->n_params = count_params(mt->p.params);
+	out->n_metrics = count_metrics(mt->p.metrics);
+	return 0;
+}
+
+static int meta_child(const char *stem, char *path, struct loaded_probe *out, char *err,
+		      size_t errlen)
+{
+	struct wbuf w = { 0 };
+	double limit = load_timeout();
+	int pfd[2], status = 0, rc, late;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "probe '%s': pipe: %s", stem, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);	/* an exit() in a constructor must not repeat our output */
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "probe '%s': fork: %s", stem, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		meta_child_main(stem, path, pfd[1]);
+	}
+	close(pfd[1]);
+	late = read_until(pfd[0], &w, mono_s() + limit) < 0;
+	close(pfd[0]);
+	if (late)
+		kill(pid, SIGKILL);
+	reap(pid, &status);
+	if (late)
+		snprintf(err, errlen, "probe '%s': still loading after %gs, killed", stem, limit);
+	if (w.oom)
+		snprintf(err, errlen, "probe '%s': out of memory", stem);
+	rc = late || w.oom ? -1 : meta_result(stem, &w, status, out, err, errlen);
+	free(w.b);
+	return rc;
+}
+
+int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen)
+{
+	char *stem, *path;
+
+	memset(out, 0, sizeof *out);
+	if (resolve(name, &stem, &path, err, errlen) == 0 &&
+	    open_here(stem, path, out, err, errlen) == 0) {
+		path = NULL;	/* out owns it */
+		if (hash_probe(stem, out, err, errlen) == 0) {
+			free(stem);
+			return 0;
+		}
+	}
+	loader_close(out);
 	free(stem);
 	free(path);
+	return -1;
+}
+
+int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen)
+{
+	char *stem, *path;
+
 	memset(out, 0, sizeof *out);
+	if (resolve(name, &stem, &path, err, errlen) == 0 &&
+	    meta_child(stem, path, out, err, errlen) == 0) {
+		out->path = path;
+		path = NULL;
+		if (hash_probe(stem, out, err, errlen) == 0) {
+			free(stem);
+			return 0;
+		}
+	}
+	loader_close(out);
+	free(stem);
+	free(path);
 	return -1;
 }
 
@@ -287,8 +839,59 @@ void loader_close(struct loaded_probe *lp)
 		return;
 	if (lp->dl)
 		dlclose(lp->dl);
+	meta_free(lp->meta);
 	free(lp->path);
 	memset(lp, 0, sizeof *lp);
+}
+
+/* Index of text in "a|b|c", or -1. */
+static int choice_index(const char *text, const char *choices)
+{
+	size_t lt = strlen(text);
+	int i = 0;
+
+	for (const char *c = choices; c; i++) {
+		const char *bar = strchr(c, '|');
+		size_t l = bar ? (size_t)(bar - c) : strlen(c);
+
+		if (l == lt && strncmp(c, text, l) == 0)
+			return i;
+		c = bar ? bar + 1 : NULL;
+	}
+	return -1;
+}
+
+int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
+		     char *err, size_t errlen)
+{
+	char *f = (char *)cfg + pp->offset;
+	int64_t i64 = (int64_t)num;
+	uint64_t u64 = num > 0 ? (uint64_t)num : 0;
+	int i = num != 0;
+	const char *s = text;
+
+	switch (pp->type) {
+	case PROBE_INT: memcpy(f, &i64, sizeof i64); return 0;
+	case PROBE_SIZE: memcpy(f, &u64, sizeof u64); return 0;
+	case PROBE_TIME:
+	case PROBE_DOUBLE: memcpy(f, &num, sizeof num); return 0;
+	case PROBE_BOOL: memcpy(f, &i, sizeof i); return 0;
+	case PROBE_STRING:
+		if (!pp->choices) {
+			memcpy(f, &s, sizeof s);
+			return 0;
+		}
+		i = choice_index(text, pp->choices);
+		if (i < 0) {
+			snprintf(err, errlen, "parameter '%s': '%s' is not one of %s", pp->name, text,
+				 pp->choices);
+			return -1;
+		}
+		memcpy(f, &i, sizeof i);
+		return 0;
+	}
+	snprintf(err, errlen, "parameter '%s': unknown type %d", pp->name, (int)pp->type);
+	return -1;
 }
 
 struct list_arg {

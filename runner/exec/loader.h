@@ -8,11 +8,12 @@
 #include "probe.h"
 
 struct loaded_probe {
-	void *dl;			/* dlopen handle */
+	void *dl;			/* dlopen handle (loader_dlopen only) */
 	const struct probe *p;
 	char *path;			/* resolved path of the .so */
 	char sha256[65];		/* of the .so file */
 	size_t n_params, n_metrics;
+	void *meta;			/* loader_open: the copy p points into */
 };
 
 /* The directory probes are looked up in: --probe-dir, else $SYSMETER_PROBE_DIR,
@@ -20,13 +21,27 @@ struct loaded_probe {
 void loader_set_dir(const char *dir);
 const char *loader_dir(void);
 
-/* Open probe `name` (a bare name -> <dir>/<name>.so; a name containing '/'
-   is a path whose stem is the expected symbol).  Checks, in order: the file
-   exists and dlopens, the symbol exists, abi == PROBE_ABI_VERSION, name ==
-   stem, setup/sample/teardown present.  On failure returns -1 with e.g.
-   "probe 'x': ABI version 7, runner expects 1" in err, and closes it. */
+/* Read probe `name`'s metadata (a bare name -> <dir>/<name>.so; a name
+   containing '/' is a path whose stem is the expected name) in a short-lived
+   child that dlopens and checks it, so that a constructor that crashes,
+   hangs (killed after $SYSMETER_LOAD_TIMEOUT seconds, default 5) or exits
+   cannot take the runner down.  Checks, in order: the file exists and
+   dlopens, it exports PROBE_SYMBOL, dladdr() places the symbol in that
+   file, abi == PROBE_ABI_VERSION, name == stem, setup/sample present, the
+   parameter table fits config_size.  lp->p is a copy without hooks (dl is
+   NULL).  On failure returns -1 with e.g. "probe 'x': ABI version 7,
+   runner expects 2" in err. */
 int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen);
+/* The same checks in this process, keeping the object open with its hooks:
+   for the point's own (forked) child only. */
+int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen);
 void loader_close(struct loaded_probe *lp);
+
+/* Write one parameter value (text as the spec gave it, num in base units)
+   into its field of the probe's config buffer: a choice becomes its index.
+   Returns -1 with a message when text is not one of the choices. */
+int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
+		     char *err, size_t errlen);
 
 /* List the probe names found in the probe directory (sorted); caller frees
    each string and the array. */

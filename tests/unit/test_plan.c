@@ -14,11 +14,10 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int t_setup(const struct probe_params *p, const struct probe_host *h, void **st,
-		   char *err, size_t errlen)
+static int t_setup(void *st, const void *cfg, const struct probe_host *h, char *err,
+		   size_t errlen)
 {
-	(void)p, (void)h, (void)err, (void)errlen;
-	*st = NULL;
+	(void)st, (void)cfg, (void)h, (void)err, (void)errlen;
 	return 0;
 }
 
@@ -35,10 +34,10 @@ static void t_teardown(void *st)
 }
 
 static const struct probe_param t_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20},
-	{"mode", PROBE_STRING, "a", "mode", "a|b|c", 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12, 0, 0},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
+	{"mode", PROBE_STRING, "a", "mode", "a|b|c", 0, 0, 0, 0},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
 };
 
 static const struct probe t_probe = {

@@ -16,11 +16,10 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define GiB (1024.0 * 1024 * 1024)
 
-static int dummy_setup(const struct probe_params *p, const struct probe_host *h, void **st,
-		       char *err, size_t errlen)
+static int dummy_setup(void *st, const void *cfg, const struct probe_host *h, char *err,
+		   size_t errlen)
 {
-	(void)p, (void)h, (void)err, (void)errlen;
-	*st = NULL;
+	(void)st, (void)cfg, (void)h, (void)err, (void)errlen;
 	return 0;
 }
 
@@ -37,14 +36,14 @@ static void dummy_teardown(void *st)
 }
 
 static const struct probe_param tp_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20},
-	{"pattern", PROBE_STRING, "random", "access order", "random|sequential|stride", 0, 0},
-	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10},
-	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1},
-	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0},
-	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB, 0, 0},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
+	{"pattern", PROBE_STRING, "random", "access order", "random|sequential|stride", 0, 0, 0, 0},
+	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10, 0, 0},
+	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1, 0, 0},
+	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0, 0, 0},
+	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0, 0, 0},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
 };
 
 static const struct probe tp = {
@@ -54,8 +53,8 @@ static const struct probe tp = {
 };
 
 static const struct probe_param nodef_params[] = {
-	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0},
+	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0, 0, 0},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
 };
 
 static const struct probe nodef = {
