@@ -355,164 +355,206 @@ static const char *kind_word(char sigil)
 	return sigil == '^' ? "inverted section" : "section";
 }
 
+/* One tag found by scan_tag. */
+struct tag {
+	char sigil;			/* # ^ / ! > & = {, or 0 for a variable */
+	const char *name; size_t blen;	/* the body, trimmed */
+	int line;
+	size_t start;			/* of the opening delimiter */
+	size_t text_end;		/* the text before the tag ends here */
+	size_t next;			/* where scanning goes on */
+};
+
+/* The next tag at or after pos (line: pos's line).  A tag that stands alone
+   on its line (sections, comments, partials, delimiter changes) takes the
+   whole line with it, so templates can be laid out readably without blank
+   lines in the output.  Returns 1, 0 when there is no tag left, -1 with a
+   message. */
+static int scan_tag(struct parser *ps, size_t pos, int line, const char *open,
+		    const char *close, struct tag *t)
+{
+	const char *src = ps->src, *hit = strstr(src + pos, open);
+	char closer[TEMPLATE_MAX_DELIM + 1];
+	size_t p, body, end, ls, le;
+
+	if (!hit)
+		return 0;
+	p = t->start = (size_t)(hit - src);
+	t->line = line + count_lines(src, pos, p);
+	body = p + strlen(open);
+	t->sigil = src[body];
+	if (strchr("#^/!>&={", t->sigil) && t->sigil)
+		body++;
+	else
+		t->sigil = 0;
+	/* the closing delimiter, with the sigil's partner when it has one */
+	if (t->sigil == '{')
+		snprintf(closer, sizeof closer, "}%s", close);
+	else if (t->sigil == '=')
+		snprintf(closer, sizeof closer, "=%s", close);
+	else
+		snprintf(closer, sizeof closer, "%s", close);
+	hit = strstr(src + body, closer);
+	if (!hit) {
+		seterr(ps->err, ps->errlen, "template '%s':%d: unclosed tag '%s'", ps->name, t->line,
+		       open);
+		return -1;
+	}
+	end = (size_t)(hit - src);
+	t->next = end + strlen(closer);
+	t->name = src + body;
+	t->blen = end - body;
+	trim(&t->name, &t->blen);
+
+	/* standalone? blanks only between the line start and the tag, and
+	   between the tag and the line end */
+	t->text_end = p;
+	if (t->sigil && strchr("#^/!>=", t->sigil)) {
+		ls = p;
+		while (ls > pos && (src[ls - 1] == ' ' || src[ls - 1] == '\t'))
+			ls--;
+		le = t->next;
+		while (src[le] == ' ' || src[le] == '\t')
+			le++;
+		if ((ls == 0 || src[ls - 1] == '\n') &&
+		    (src[le] == '\n' || src[le] == '\0' || (src[le] == '\r' && src[le + 1] == '\n'))) {
+			t->text_end = ls;
+			if (src[le] == '\r')
+				le++;
+			if (src[le] == '\n')
+				le++;
+			t->next = le;
+		}
+	}
+	return 1;
+}
+
+/* A tag's name: present, and a valid name (a partial's: a plain file name
+   in the templates folder).  0, or -1 with a message. */
+static int check_tag_name(struct parser *ps, const struct tag *t)
+{
+	if (t->blen == 0) {
+		seterr(ps->err, ps->errlen, "template '%s':%d: empty tag", ps->name, t->line);
+		return -1;
+	}
+	if (t->sigil == '>') {
+		/* a file name in the templates folder: no path separators */
+		if (memchr(t->name, '/', t->blen) || t->name[0] == '.' || !valid_name(t->name, t->blen)) {
+			seterr(ps->err, ps->errlen,
+			       "template '%s':%d: bad partial name '%.*s' (a file name in the templates folder)",
+			       ps->name, t->line, (int)t->blen, t->name);
+			return -1;
+		}
+	} else if (!valid_name(t->name, t->blen)) {
+		seterr(ps->err, ps->errlen, "template '%s':%d: bad name '%.*s'", ps->name, t->line,
+		       (int)t->blen, t->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sections open while parsing: (node, tail pointer to go back to). */
+struct open_sections {
+	struct { struct tnode *node; struct tnode **tail; } stack[TEMPLATE_MAX_DEPTH];
+	int depth;
+};
+
+/* {{/name}}: close the innermost section, which must be `name`; *tail goes
+   back to after it.  0, or -1 with a message. */
+static int close_section(struct parser *ps, struct open_sections *os, const struct tag *t,
+			 struct tnode ***tail)
+{
+	struct tnode *open_node;
+
+	if (os->depth == 0) {
+		seterr(ps->err, ps->errlen, "template '%s':%d: '%.*s' closed but no section is open",
+		       ps->name, t->line, (int)t->blen, t->name);
+		return -1;
+	}
+	open_node = os->stack[os->depth - 1].node;
+	if (strlen(open_node->s) != t->blen || strncmp(open_node->s, t->name, t->blen) != 0) {
+		seterr(ps->err, ps->errlen,
+		       "template '%s':%d: '%.*s' closed but section '%s' (line %d) is open",
+		       ps->name, t->line, (int)t->blen, t->name, open_node->s, open_node->line);
+		return -1;
+	}
+	os->depth--;
+	*tail = os->stack[os->depth].tail;
+	return 0;
+}
+
+static enum tnode_kind tag_kind(char sigil)
+{
+	return sigil == '#' ? TN_SECTION : sigil == '^' ? TN_INVERTED : sigil == '>' ? TN_PARTIAL :
+	       (sigil == '{' || sigil == '&') ? TN_RAW : TN_VAR;
+}
+
 /*
- * Build the tree.  Sections are kept on an explicit stack of (node, tail
- * pointer) pairs; a tag that stands alone on its line (sections, comments,
- * partials, delimiter changes) takes the whole line with it, so templates
- * can be laid out readably without blank lines in the output.
+ * Build the tree: text and tags in order; sections are kept on an explicit
+ * stack (struct open_sections) so that their contents go into their kids.
  */
 static struct tnode *parse(struct parser *ps)
 {
 	const char *src = ps->src;
-	struct tnode *root = NULL, **tail = &root;
-	struct { struct tnode *node; struct tnode **tail; } stack[TEMPLATE_MAX_DEPTH];
-	int depth = 0, line = 1;
+	struct tnode *root = NULL, **tail = &root, *n;
+	struct open_sections os = {.depth = 0};
+	int line = 1, r;
 	size_t pos = 0;
 	char open[TEMPLATE_MAX_DELIM] = "{{", close[TEMPLATE_MAX_DELIM] = "}}";
+	struct tag t;
 
-	for (;;) {
-		const char *hit = strstr(src + pos, open);
-		size_t p, olen = strlen(open), body, end, text_end, next, blen, ls, le;
-		char sigil, closer[TEMPLATE_MAX_DELIM + 1];
-		const char *name;
-		int tag_line;
-		struct tnode *n;
-
-		if (!hit) {
-			if (pos < ps->len) {
-				n = tnode_new(TN_TEXT, src + pos, ps->len - pos, line);
-				if (!n)
-					goto oom;
-				*tail = n;
-			}
-			break;
-		}
-		p = (size_t)(hit - src);
-		tag_line = line + count_lines(src, pos, p);
-		body = p + olen;
-		sigil = src[body];
-		if (strchr("#^/!>&={", sigil) && sigil)
-			body++;
-		else
-			sigil = 0;
-		/* the closing delimiter, with the sigil's partner when it has one */
-		if (sigil == '{')
-			snprintf(closer, sizeof closer, "}%s", close);
-		else if (sigil == '=')
-			snprintf(closer, sizeof closer, "=%s", close);
-		else
-			snprintf(closer, sizeof closer, "%s", close);
-		hit = strstr(src + body, closer);
-		if (!hit) {
-			seterr(ps->err, ps->errlen, "template '%s':%d: unclosed tag '%s'",
-			       ps->name, tag_line, open);
-			goto fail;
-		}
-		end = (size_t)(hit - src);
-		next = end + strlen(closer);
-		name = src + body;
-		blen = end - body;
-		trim(&name, &blen);
-
-		/* standalone? blanks only between the line start and the tag, and
-		   between the tag and the line end */
-		text_end = p;
-		if (sigil && strchr("#^/!>=", sigil)) {
-			ls = p;
-			while (ls > pos && (src[ls - 1] == ' ' || src[ls - 1] == '\t'))
-				ls--;
-			le = next;
-			while (src[le] == ' ' || src[le] == '\t')
-				le++;
-			if ((ls == 0 || src[ls - 1] == '\n') &&
-			    (src[le] == '\n' || src[le] == '\0' || (src[le] == '\r' && src[le + 1] == '\n'))) {
-				text_end = ls;
-				if (src[le] == '\r')
-					le++;
-				if (src[le] == '\n')
-					le++;
-				next = le;
-			}
-		}
-		if (text_end > pos) {
-			n = tnode_new(TN_TEXT, src + pos, text_end - pos, line);
-			if (!n)
+	while ((r = scan_tag(ps, pos, line, open, close, &t)) > 0) {
+		if (t.text_end > pos) {
+			if (!(n = tnode_new(TN_TEXT, src + pos, t.text_end - pos, line)))
 				goto oom;
 			*tail = n;
 			tail = &n->next;
 		}
-		line = tag_line + count_lines(src, p, next);
-		pos = next;
-
-		if (sigil == '!')
+		line = t.line + count_lines(src, t.start, t.next);
+		pos = t.next;
+		if (t.sigil == '!')
 			continue;
-		if (sigil == '=') {
-			if (set_delims(name, blen, open, close) < 0) {
+		if (t.sigil == '=') {
+			if (set_delims(t.name, t.blen, open, close) < 0) {
 				seterr(ps->err, ps->errlen,
 				       "template '%s':%d: bad delimiter change '%.*s' (want like {{=<< >>=}})",
-				       ps->name, tag_line, (int)blen, name);
+				       ps->name, t.line, (int)t.blen, t.name);
 				goto fail;
 			}
 			continue;
 		}
-		if (blen == 0) {
-			seterr(ps->err, ps->errlen, "template '%s':%d: empty tag", ps->name, tag_line);
+		if (check_tag_name(ps, &t) < 0)
 			goto fail;
-		}
-		if (sigil == '>') {
-			/* a file name in the templates folder: no path separators */
-			if (memchr(name, '/', blen) || name[0] == '.' || !valid_name(name, blen)) {
-				seterr(ps->err, ps->errlen,
-				       "template '%s':%d: bad partial name '%.*s' (a file name in the templates folder)",
-				       ps->name, tag_line, (int)blen, name);
+		if (t.sigil == '/') {
+			if (close_section(ps, &os, &t, &tail) < 0)
 				goto fail;
-			}
-		} else if (!valid_name(name, blen)) {
-			seterr(ps->err, ps->errlen, "template '%s':%d: bad name '%.*s'",
-			       ps->name, tag_line, (int)blen, name);
-			goto fail;
-		}
-		if (sigil == '/') {
-			struct tnode *open_node;
-
-			if (depth == 0) {
-				seterr(ps->err, ps->errlen,
-				       "template '%s':%d: '%.*s' closed but no section is open",
-				       ps->name, tag_line, (int)blen, name);
-				goto fail;
-			}
-			open_node = stack[depth - 1].node;
-			if (strlen(open_node->s) != blen || strncmp(open_node->s, name, blen) != 0) {
-				seterr(ps->err, ps->errlen,
-				       "template '%s':%d: '%.*s' closed but section '%s' (line %d) is open",
-				       ps->name, tag_line, (int)blen, name, open_node->s, open_node->line);
-				goto fail;
-			}
-			depth--;
-			tail = stack[depth].tail;
 			continue;
 		}
-		n = tnode_new(sigil == '#' ? TN_SECTION : sigil == '^' ? TN_INVERTED :
-			      sigil == '>' ? TN_PARTIAL : (sigil == '{' || sigil == '&') ? TN_RAW : TN_VAR,
-			      name, blen, tag_line);
-		if (!n)
+		if (!(n = tnode_new(tag_kind(t.sigil), t.name, t.blen, t.line)))
 			goto oom;
 		*tail = n;
 		tail = &n->next;
-		if (sigil == '#' || sigil == '^') {
-			if (depth == TEMPLATE_MAX_DEPTH) {
+		if (t.sigil == '#' || t.sigil == '^') {
+			if (os.depth == TEMPLATE_MAX_DEPTH) {
 				seterr(ps->err, ps->errlen, "template '%s':%d: sections nested too deep",
-				       ps->name, tag_line);
+				       ps->name, t.line);
 				goto fail;
 			}
-			stack[depth].node = n;
-			stack[depth].tail = tail;
-			depth++;
+			os.stack[os.depth].node = n;
+			os.stack[os.depth].tail = tail;
+			os.depth++;
 			tail = &n->kids;
 		}
 	}
-	if (depth > 0) {
-		struct tnode *o = stack[depth - 1].node;
+	if (r < 0)
+		goto fail;
+	if (pos < ps->len) {
+		if (!(n = tnode_new(TN_TEXT, src + pos, ps->len - pos, line)))
+			goto oom;
+		*tail = n;
+	}
+	if (os.depth > 0) {
+		struct tnode *o = os.stack[os.depth - 1].node;
 
 		seterr(ps->err, ps->errlen, "template '%s':%d: unclosed %s '%s'", ps->name,
 		       o->line, kind_word(o->kind == TN_INVERTED ? '^' : '#'), o->s);
