@@ -40,29 +40,22 @@ static void machine_changes(const json_t *old, const json_t *now, json_t *change
 	}
 }
 
-int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
+/* The saved specs' paths into files[], and each probe's binary compared
+   with the one the run used: a change (or a probe that no longer loads)
+   is added to `changes`.  Returns 1 when a probe changed. */
+static int probe_changes(const char *run_dir, json_t *exps, char **files, json_t *changes)
 {
-	char path[4096], err[4400];
-	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
-	json_t *m = results_load(path, err, sizeof err);
-	if (!m) {
-		fprintf(stderr, "runner: rerun: %s\n", err);
-		return EXIT_USAGE;
-	}
-	json_t *opts = json_object_get(m, "options"), *exps = json_object_get(m, "experiments"), *x;
-	json_t *changes = json_array();
-	size_t i, n = json_array_size(exps);
-	char **files = calloc(n + 1, sizeof *files);
-	int refused = 0, rc;
+	char err[4400], msg[1200];
+	int refused = 0;
+	json_t *x;
+	size_t i;
 
-	/* Probe binaries: same sha256 or refuse. */
 	json_array_foreach(exps, i, x) {
 		const char *name = json_string_value(json_object_get(x, "name"));
 		json_t *pj = json_object_get(x, "probe");
 		const char *pname = json_string_value(json_object_get(pj, "name"));
 		const char *sha = json_string_value(json_object_get(pj, "sha256"));
 		struct loaded_probe lp;
-		char msg[1200];
 		if (asprintf(&files[i], "%s/specs/%s.yaml", run_dir, name ? name : "?") < 0)
 			files[i] = NULL;
 		if (!pname)
@@ -83,6 +76,26 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 		}
 		loader_close(&lp);
 	}
+	return refused;
+}
+
+int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
+{
+	char path[4096], err[4400];
+	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
+	json_t *m = results_load(path, err, sizeof err);
+	if (!m) {
+		fprintf(stderr, "runner: rerun: %s\n", err);
+		return EXIT_USAGE;
+	}
+	json_t *opts = json_object_get(m, "options"), *exps = json_object_get(m, "experiments"), *x;
+	json_t *changes = json_array();
+	size_t i, n = json_array_size(exps);
+	char **files = calloc(n + 1, sizeof *files);
+	int rc;
+
+	/* Probe binaries: same sha256 or refuse. */
+	int refused = probe_changes(run_dir, exps, files, changes);
 	double hz = machine_calibrate_tsc();
 	json_t *now = machine_describe(hz);
 	machine_changes(json_object_get(m, "machine"), now, changes);

@@ -69,6 +69,30 @@ static int open_log(struct report_tools *t)
 	return t->log_fd < 0 ? -1 : 0;
 }
 
+/* "$ gnuplot x.gp" into report.log (best effort), and on stderr with -v. */
+static void say_command(struct report_tools *t, char *const argv[], char *msg)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+	int i;
+
+	fputs("$", f);
+	for (i = 0; argv[i]; i++)
+		fprintf(f, " %s", argv[i]);
+	fputs("\n", f);
+	fclose(f);
+	if (write(t->log_fd, line, strlen(line)) < 0)
+		msg[0] = '\0';	/* the log is best effort */
+	free(line);
+	if (t->verbose) {
+		fprintf(stderr, "runner: report: running");
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n");
+	}
+}
+
 /*
  * Run argv in the run folder with its output appended to report.log, for
  * at most timeout_s.  The child leads its own process group so that a
@@ -79,33 +103,14 @@ static int run_tool(struct report_tools *t, char *const argv[], double timeout_s
 		    size_t msglen)
 {
 	struct timespec t0, now, nap = { 0, 10 * 1000 * 1000 };
-	int status, i;
+	int status;
 	pid_t pid, w;
 
 	if (open_log(t) < 0) {
 		strf(msg, msglen, "cannot write %s/report.log: %s", t->run, strerror(errno));
 		return -1;
 	}
-	{
-		char *line = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&line, &len);
-
-		fputs("$", f);
-		for (i = 0; argv[i]; i++)
-			fprintf(f, " %s", argv[i]);
-		fputs("\n", f);
-		fclose(f);
-		if (write(t->log_fd, line, strlen(line)) < 0)
-			msg[0] = '\0';	/* the log is best effort */
-		free(line);
-	}
-	if (t->verbose) {
-		fprintf(stderr, "runner: report: running");
-		for (i = 0; argv[i]; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fprintf(stderr, "\n");
-	}
+	say_command(t, argv, msg);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
