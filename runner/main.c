@@ -50,7 +50,7 @@ static int handle_opt(int c, struct cli_opts *o)
 		}
 		o->run_id = optarg;
 		break;
-	case O_PROBEDIR: loader_set_dir(optarg); break;
+	case O_PROBEDIR: loader_add_dir(optarg); break;
 	case O_TEMPLATES: o->templates = optarg; break;
 	case O_SET: o->sets[o->n_sets++] = optarg; break;
 	case O_FILTER: o->filters[o->n_filters++] = optarg; break;

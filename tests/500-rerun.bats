@@ -125,3 +125,16 @@ sweep|base=40 noise=0.01" ]
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"manifest.json"* ]]
 }
+
+@test "rerun loads the probes from where the run found them (a --probe-dir probe needs no option)" {
+	run env -u SYSMETER_PROBE_DIR "$RUNNER" --probe-dir "$FIXTURE_DIR" --no-report -q -o "$OUT" \
+		--run-id a tests/fixtures/specs/stats/fixed.yaml
+	[ "$status" -eq 0 ]
+	path=$(json "$OUT/a/manifest.json" 'd["experiments"][0]["probe"]["path"]')
+	[ "$path" = "$(realpath "$FIXTURE_DIR")/ok_fixed.so" ]
+	cd "$BATS_TEST_TMPDIR"		# and from another directory
+	run env -u SYSMETER_PROBE_DIR "$RUNNER" rerun --no-report -q -o "$OUT" --run-id b "$OUT/a"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/b/manifest.json" 'd["experiments"][0]["probe"]["path"]')" = "$path" ]
+	[ "$(json "$OUT/b/results/fixed.json" 'd["status"]')" = ok ]
+}

@@ -40,6 +40,26 @@ static void machine_changes(const json_t *old, const json_t *now, json_t *change
 	}
 }
 
+/* The directory of every probe the run used goes first on the search path,
+   so that the rerun loads the very files the run did (a probe that came from
+   a --probe-dir needs no option now). */
+static void add_recorded_dirs(json_t *exps)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(exps, i, x) {
+		const char *path = json_string_value(json_object_get(json_object_get(x, "probe"),
+								     "path"));
+		const char *slash = path ? strrchr(path, '/') : NULL;
+		char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
+
+		if (dir)
+			loader_add_dir(dir);
+		free(dir);
+	}
+}
+
 /* The saved specs' paths into files[], and each probe's binary compared
    with the one the run used: a change (or a probe that no longer loads)
    is added to `changes`.  Returns 1 when a probe changed. */
@@ -94,7 +114,8 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 	char **files = calloc(n + 1, sizeof *files);
 	int rc;
 
-	/* Probe binaries: same sha256 or refuse. */
+	/* Probe binaries: the same files, the same sha256, or refuse. */
+	add_recorded_dirs(exps);
 	int refused = probe_changes(run_dir, exps, files, changes);
 	double hz = machine_calibrate_tsc();
 	json_t *now = machine_describe(hz);

@@ -449,12 +449,13 @@ static void child_repetitions(struct child *c, uint64_t iters)
 	free(vals);
 }
 
-/* The first directory of the probe path (helpers live in <it>/bin/). */
-static char *first_probe_dir(const struct exec_ctx *ctx)
+/* The directory of the probe's own .so: its helper programs live in
+   <it>/bin/ (installed and built together with it). */
+static char *probe_own_dir(const char *so_path)
 {
-	const char *d = ctx->probe_dir ? ctx->probe_dir : loader_dir();
+	const char *slash = strrchr(so_path, '/');
 
-	return strndup(d, strcspn(d, ":"));
+	return slash ? strndup(so_path, (size_t)(slash - so_path)) : strdup(".");
 }
 
 /* The probe's zeroed state (NULL when it asks for none), 64-byte aligned
@@ -557,7 +558,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.privileged = geteuid() == 0;
 	host.quick = ctx->quick;
 	host.user = &c;
-	host.probe_dir = first_probe_dir(ctx);
+	host.probe_dir = probe_own_dir(lp->path);
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

@@ -1,10 +1,11 @@
 /*
  * loader.c - find, open and check a probe shared object (design §4).
  *
- * The probe directory is a colon-separated list, resolved once: the value
- * given to loader_set_dir() (--probe-dir), else $SYSMETER_PROBE_DIR, else
- * <directory of the runner binary>/probes when it exists, else
- * SYSMETER_PREFIX/lib/sysmeter/probes.  A bare probe name is looked up as
+ * The probe search path is a colon-separated list, resolved once: the
+ * directories given to loader_add_dir() (--probe-dir, in order), then
+ * $SYSMETER_PROBE_DIR, then the runner's own probes (build/probes beside a
+ * built runner, PREFIX/lib/sysmeter/probes beside an installed one).  A
+ * bare probe name is looked up as
  * <dir>/<name>.so in each directory in turn (first match wins); a name
  * containing '/' is a path, and its stem (file name without ".so") is the
  * name the probe must export and declare.
@@ -46,17 +47,29 @@
 
 #include <openssl/evp.h>
 
-#ifndef SYSMETER_PREFIX
-#define SYSMETER_PREFIX "/usr/local"
-#endif
-
-static char *dir_set;		/* loader_set_dir(), NULL = default */
+static char *dir_added;		/* loader_add_dir()s, colon-joined, or NULL */
 static char *dir_resolved;	/* what loader_dir() returns, computed lazily */
 
-void loader_set_dir(const char *dir)
+int loader_add_dir(const char *dir)
 {
-	free(dir_set);
-	dir_set = dir && *dir ? strdup(dir) : NULL;
+	char *joined;
+
+	if (!dir || !*dir)
+		return 0;
+	if (asprintf(&joined, "%s%s%s", dir_added ? dir_added : "", dir_added ? ":" : "",
+		     dir) < 0)
+		return -1;
+	free(dir_added);
+	dir_added = joined;
+	free(dir_resolved);
+	dir_resolved = NULL;
+	return 0;
+}
+
+void loader_clear_dirs(void)
+{
+	free(dir_added);
+	dir_added = NULL;
 	free(dir_resolved);
 	dir_resolved = NULL;
 }
@@ -68,9 +81,16 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* <directory of /proc/self/exe>/probes, or NULL. */
+/*
+ * The runner's own probes, found from where its executable is, so that no
+ * install prefix is compiled in: <exe dir>/probes in a build tree
+ * (build/runner), else <exe dir>/../lib/sysmeter/probes for an installed
+ * runner (PREFIX/bin/runner, under any PREFIX or DESTDIR).  NULL when
+ * neither exists.
+ */
 static char *exe_probe_dir(void)
 {
+	static const char *const rel[] = { "probes", "../lib/sysmeter/probes" };
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	char *slash, *dir;
@@ -82,31 +102,32 @@ static char *exe_probe_dir(void)
 	if (!slash)
 		return NULL;
 	*slash = '\0';
-	if (asprintf(&dir, "%s/probes", exe) < 0)
-		return NULL;
-	if (!is_dir(dir)) {
+	for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+		if (asprintf(&dir, "%s/%s", exe, rel[i]) < 0)
+			return NULL;
+		if (is_dir(dir))
+			return dir;
 		free(dir);
-		return NULL;
 	}
-	return dir;
+	return NULL;
 }
 
+/* --probe-dir directories first, then $SYSMETER_PROBE_DIR, then the
+   runner's own probes: each adds to the search path, none replaces it. */
 const char *loader_dir(void)
 {
-	const char *env;
+	const char *env = getenv("SYSMETER_PROBE_DIR");
+	char *own;
 
 	if (dir_resolved)
 		return dir_resolved;
-	env = getenv("SYSMETER_PROBE_DIR");
-	if (dir_set)
-		dir_resolved = strdup(dir_set);
-	else if (env && *env)
-		dir_resolved = strdup(env);
-	else
-		dir_resolved = exe_probe_dir();
-	if (!dir_resolved)
-		dir_resolved = strdup(SYSMETER_PREFIX "/lib/sysmeter/probes");
-	return dir_resolved ? dir_resolved : SYSMETER_PREFIX "/lib/sysmeter/probes";
+	own = exe_probe_dir();
+	if (asprintf(&dir_resolved, "%s%s%s%s%s", dir_added ? dir_added : "",
+		     dir_added && ((env && *env) || own) ? ":" : "", env ? env : "",
+		     env && *env && own ? ":" : "", own ? own : "") < 0)
+		dir_resolved = NULL;
+	free(own);
+	return dir_resolved ? dir_resolved : "";
 }
 
 /*
@@ -185,6 +206,21 @@ static size_t count_metrics(const struct probe_metric *t)
 	return n;
 }
 
+/* *path made absolute, so that the manifest records where the probe really
+   was and `rerun` finds the same file from any directory. */
+static int absolute(char **path, const char *name, char *err, size_t errlen)
+{
+	char *real = realpath(*path, NULL);
+
+	if (!real) {
+		snprintf(err, errlen, "probe '%s': %s: %s", name, *path, strerror(errno));
+		return -1;
+	}
+	free(*path);
+	*path = real;
+	return 0;
+}
+
 /* Resolve `name` to (stem, path) of an existing file; errors name the probe. */
 static int resolve(const char *name, char **stem, char **path, char *err, size_t errlen)
 {
@@ -204,7 +240,7 @@ static int resolve(const char *name, char **stem, char **path, char *err, size_t
 			snprintf(err, errlen, "probe '%s': %s: %s", *stem, *path, strerror(errno));
 			return -1;
 		}
-		return 0;
+		return absolute(path, *stem, err, errlen);
 	}
 	struct find_arg fa = { .name = name };
 
@@ -219,7 +255,7 @@ static int resolve(const char *name, char **stem, char **path, char *err, size_t
 		return -1;
 	}
 	*path = fa.path;
-	return 0;
+	return absolute(path, name, err, errlen);
 oom:
 	snprintf(err, errlen, "probe '%s': out of memory", name);
 	return -1;

@@ -16,9 +16,13 @@ struct loaded_probe {
 	void *meta;			/* loader_open: the copy p points into */
 };
 
-/* The directory probes are looked up in: --probe-dir, else $SYSMETER_PROBE_DIR,
-   else build/probes next to the runner binary, else the install dir. */
-void loader_set_dir(const char *dir);
+/* The probe search path, colon-separated: every loader_add_dir() (--probe-dir)
+   in order, then $SYSMETER_PROBE_DIR, then the runner's own probes
+   (build/probes beside build/runner, PREFIX/lib/sysmeter/probes beside an
+   installed runner).  Each adds; none replaces.  -1: out of memory. */
+int loader_add_dir(const char *dir);
+/* Forget every loader_add_dir() (tests that need an exact search path). */
+void loader_clear_dirs(void);
 const char *loader_dir(void);
 
 /* Read probe `name`'s metadata (a bare name -> <dir>/<name>.so; a name

@@ -24,34 +24,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef SYSMETER_PREFIX
-#define SYSMETER_PREFIX "/usr/local"
-#endif
-
+/*
+ * The templates beside the runner binary, found through /proc/self/exe so
+ * that no install prefix is compiled in: ../templates from a build tree
+ * (build/runner), ../share/sysmeter/templates from PREFIX/bin/runner.  The
+ * first that holds report.md wins; neither: the installed location, whose
+ * absence the caller then reports.
+ */
 const char *report_default_templates(void)
 {
+	static const char *const rel[] = { "../templates", "../share/sysmeter/templates" };
 	static char dir[PATH_MAX];
-	char exe[PATH_MAX], probe[PATH_MAX + 32], *slash;
+	char exe[PATH_MAX], probe[PATH_MAX + 64], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			strf(probe, sizeof probe, "%s/../templates/report.md", exe);
-			if (access(probe, R_OK) == 0) {
-				char *real;
+	if (n <= 0)
+		return "/usr/local/share/sysmeter/templates";
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; slash && i < sizeof rel / sizeof *rel; i++) {
+		char *real;
 
-				strf(probe, sizeof probe, "%s/../templates", exe);
-				real = realpath(probe, NULL);
-				strf(dir, sizeof dir, "%s", real ? real : probe);
-				free(real);
-				return dir;
-			}
-		}
+		strf(probe, sizeof probe, "%s/%s/report.md", exe, rel[i]);
+		if (access(probe, R_OK) != 0)
+			continue;
+		strf(probe, sizeof probe, "%s/%s", exe, rel[i]);
+		real = realpath(probe, NULL);
+		strf(dir, sizeof dir, "%s", real ? real : probe);
+		free(real);
+		return dir;
 	}
-	return SYSMETER_PREFIX "/share/sysmeter/templates";
+	strf(dir, sizeof dir, "%s/%s", exe, rel[1]);
+	return dir;
 }
 
 /* The template search path: the user's folder (when given), then the

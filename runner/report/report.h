@@ -43,9 +43,8 @@ enum {
 int report_render(const char *run_dir, const char *templates_dir, unsigned formats,
 		  int verbose, char *err, size_t errlen);
 
-/* templates/ beside the runner binary (../templates from build/runner, found
-   through /proc/self/exe) when it holds report.md, else
-   SYSMETER_PREFIX "/share/sysmeter/templates". */
+/* The templates beside the runner binary: ../templates from build/runner,
+   ../share/sysmeter/templates from an installed PREFIX/bin/runner. */
 const char *report_default_templates(void);
 
 #endif

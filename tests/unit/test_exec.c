@@ -30,6 +30,16 @@
 
 static char fixdir[PATH_MAX + 64];
 static char scratch_root[PATH_MAX];
+
+/* The loader records a probe's real path; compare against the same. */
+static void canonical_fixdir(void)
+{
+	char *real = realpath(fixdir, NULL);
+
+	if (real)
+		snprintf(fixdir, sizeof fixdir, "%s", real);
+	free(real);
+}
 static volatile sig_atomic_t interrupted;
 static int samples_seen;
 static int notify_fd = -1;	/* written once when samples_seen reaches notify_at */
@@ -57,11 +67,13 @@ static void find_fixture_dir(void)
 
 	if (env && *env) {
 		snprintf(fixdir, sizeof fixdir, "%s", env);
+		canonical_fixdir();
 		return;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0) {
 		snprintf(fixdir, sizeof fixdir, "build/fixtures/probes");
+		canonical_fixdir();
 		return;
 	}
 	exe[n] = '\0';
@@ -69,6 +81,7 @@ static void find_fixture_dir(void)
 	if (slash)
 		*slash = '\0';
 	snprintf(fixdir, sizeof fixdir, "%s/../fixtures/probes", exe);
+	canonical_fixdir();
 }
 
 /* ------------------------------------------------------------- loader */
@@ -96,8 +109,10 @@ static void test_loader_messages(void)
 	char err[1024], want[4 * PATH_MAX], name[64];
 	struct loaded_probe lp;
 
-	loader_set_dir(fixdir);
-	is_str(loader_dir(), fixdir, "loader_dir() is what loader_set_dir() set");
+	unsetenv("SYSMETER_PROBE_DIR");
+	loader_add_dir(fixdir);
+	ok(strncmp(loader_dir(), fixdir, strlen(fixdir)) == 0,
+	   "loader_dir() starts with what loader_add_dir() added: %s", loader_dir());
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int rc;
 
@@ -139,7 +154,8 @@ static void test_loader_ok(void)
 
 	/* several directories: the missing one is skipped */
 	snprintf(dirs, sizeof dirs, "/nonexistent-sysmeter::%s", fixdir);
-	loader_set_dir(dirs);
+	loader_clear_dirs();
+	loader_add_dir(dirs);
 	ok(loader_open("ok_fixed", &lp, err, sizeof err) == 0, "loader: ok_fixed opens (%s)", err);
 	snprintf(want, sizeof want, "%s/ok_fixed.so", fixdir);
 	is_str(lp.path, want, "loader: path of ok_fixed");
@@ -174,7 +190,8 @@ static void test_loader_ok(void)
 	f = fopen(path, "w");
 	fclose(f);
 	snprintf(dirs, sizeof dirs, "%s:%s", tmp, fixdir);
-	loader_set_dir(dirs);
+	loader_clear_dirs();
+	loader_add_dir(dirs);
 	ok(loader_open("garbage", &lp, err, sizeof err) == -1, "loader: garbage refused");
 	snprintf(path, sizeof path, "%s/garbage.so", tmp);
 	snprintf(want, sizeof want, "probe 'garbage': cannot load %s: ", path);
@@ -207,20 +224,16 @@ static void test_loader_ok(void)
 	unlink(path);
 	rmdir(tmp);
 
-	/* default resolution: environment, then beside the binary or PREFIX */
-	loader_set_dir(NULL);
+	/* --probe-dir, then the environment, then the runner's own: each adds */
+	loader_clear_dirs();
+	loader_add_dir("/x");
+	loader_add_dir("/y");
 	setenv("SYSMETER_PROBE_DIR", "/a:/b", 1);
-	is_str(loader_dir(), "/a:/b", "loader_dir: $SYSMETER_PROBE_DIR");
+	ok(strncmp(loader_dir(), "/x:/y:/a:/b", 11) == 0,
+	   "loader_dir: --probe-dirs in order, then $SYSMETER_PROBE_DIR (%s)", loader_dir());
 	unsetenv("SYSMETER_PROBE_DIR");
-	loader_set_dir(NULL);
-	{
-		const char *d = loader_dir();
-		size_t len = strlen(d);
-
-		ok(len > 7 && strcmp(d + len - 7, "/probes") == 0,
-		   "loader_dir: default ends in /probes (%s)", d);
-	}
-	loader_set_dir(fixdir);
+	loader_clear_dirs();
+	loader_add_dir(fixdir);
 }
 
 /* --------------------------------------------------------------- exec */
@@ -775,6 +788,6 @@ int main(void)
 	test_interrupt();
 	ok(count_strays(-1, what, sizeof what) == 0, "no stray or zombie at the end %s", what);
 	rmdir(scratch_root);
-	loader_set_dir(NULL);
+	loader_clear_dirs();
 	return done_testing();
 }

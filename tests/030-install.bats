@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# make install: any PREFIX/DESTDIR, no rebuild, the installed runner finds its
+# own probes and templates from wherever it is started, and an out-of-tree
+# probe (docs/probe-guide.md's example, as written) builds against the
+# installed header with pkg-config and runs.
+
+load helpers
+
+setup() {
+	DEST="$BATS_TEST_TMPDIR/dest"
+	ELSEWHERE="$BATS_TEST_TMPDIR/elsewhere"
+	mkdir -p "$ELSEWHERE"
+}
+
+install_to() {	# install_to PREFIX
+	make -s --no-print-directory -C "$BATS_TEST_DIRNAME/.." install BUILD="$BUILD" \
+		DESTDIR="$DEST" PREFIX="$1" >/dev/null
+}
+
+@test "two PREFIXes in a row, no clean: each installed runner lists its own probes" {
+	for prefix in /opt/sm-a /usr/local; do
+		install_to "$prefix"
+		[ -x "$DEST$prefix/bin/runner" ]
+		cd "$ELSEWHERE"
+		run env -u SYSMETER_PROBE_DIR "$DEST$prefix/bin/runner" list
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"mem_latency"* ]]
+		[[ "$output" == *"syscall"* ]]
+		[[ "$output" != *"bad_abi"* ]]		# fixtures are not installed
+		cd - >/dev/null
+	done
+}
+
+@test "the installed runner reports its version and renders from its installed templates" {
+	install_to /opt/sm
+	cd "$ELSEWHERE"
+	run env -u SYSMETER_PROBE_DIR "$DEST/opt/sm/bin/runner" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^runner\ \(sysmeter\)\ [0-9]+\.[0-9]+ ]]
+	cp "$BATS_TEST_DIRNAME/fixtures/specs/cli/null.yaml" .
+	run env -u SYSMETER_PROBE_DIR "$DEST/opt/sm/bin/runner" -q -o out --run-id r1 null.yaml
+	[ "$status" -eq 0 ]
+	[ -s out/r1/report.md ]
+	grep -q 'null' out/r1/report.md
+	[ -f "$DEST/opt/sm/share/man/man1/runner.1" ]
+	[ -f "$DEST/opt/sm/share/man/man5/sysmeter-spec.5" ]
+	[ -f "$DEST/opt/sm/share/bash-completion/completions/runner" ]
+}
+
+@test "the probe guide's example builds with pkg-config against the installed header and runs" {
+	install_to /opt/sm
+	cd "$ELSEWHERE"
+	# the guide's first C block, exactly as a reader copies it
+	awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' \
+		"$BATS_TEST_DIRNAME/../docs/probe-guide.md" > example.c
+	name=$(sed -n 's/.*\.name *= *"\([a-z0-9_]*\)".*/\1/p' example.c | head -n 1)
+	[ -n "$name" ]
+	export PKG_CONFIG_PATH="$DEST/opt/sm/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$DEST"
+	run pkg-config --cflags sysmeter
+	[ "$status" -eq 0 ]
+	[ "${output%% }" = "-I$DEST/opt/sm/include/sysmeter" ]
+	mkdir myprobes
+	cc -std=c11 -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden $(pkg-config --cflags sysmeter) \
+		-shared -o "myprobes/$name.so" example.c
+	printf 'probe: %s\nrepetitions: 3\nwarmup: 1\n' "$name" > mine.yaml
+	# --probe-dir adds to the search path: the installed probes stay visible
+	run env -u SYSMETER_PROBE_DIR "$DEST/opt/sm/bin/runner" --probe-dir myprobes list
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$name"* ]]
+	[[ "$output" == *"mem_latency"* ]]
+	run env -u SYSMETER_PROBE_DIR "$DEST/opt/sm/bin/runner" --probe-dir myprobes --no-report -q \
+		-o out --run-id r1 mine.yaml
+	[ "$status" -eq 0 ]
+	[ "$(json out/r1/results/mine.json 'd["points"][0]["status"]')" = ok ]
+	[ "$(json out/r1/results/mine.json 'len(d["points"][0]["samples"]) > 0')" = true ]
+}
