@@ -32,6 +32,13 @@ setup() {
 	[[ "$output" == *'cli/run.c:'*'"report/chart.h": private to report/ (its public header is report/report.h)'* ]]
 }
 
+@test "the report including a spec, plan or exec header fails (it reads results only)" {
+	printf '#include "spec/spec.h"\n' >> "$TREE/report/report_points.c"
+	run sh "$CHECK" "$TREE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'report/report_points.c:'*'includes "spec/spec.h": report may include only results (and lib)'* ]]
+}
+
 @test "headers that include each other fail" {
 	printf '#include "spec/spec_keys.h"\n' >> "$TREE/spec/spec.h"
 	run sh "$CHECK" "$TREE"
