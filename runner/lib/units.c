@@ -418,3 +418,65 @@ void units_format_size_short(double bytes, char *buf, size_t len)
 		snprintf(buf, len, "%s%s", num, units[u]);
 	}
 }
+
+/* The probe units tables rescale (report tables, compare): exact names
+   only, so a unit like "ns/op" is shown as it is. */
+static double display_time_ns(const char *u)
+{
+	if (!u)
+		return NAN;
+	if (strcmp(u, "ns") == 0)
+		return 1;
+	if (strcmp(u, "us") == 0 || strcmp(u, "\xc2\xb5s") == 0 || strcmp(u, "\xce\xbcs") == 0)
+		return 1e3;
+	if (strcmp(u, "ms") == 0)
+		return 1e6;
+	if (strcmp(u, "s") == 0)
+		return 1e9;
+	return NAN;
+}
+
+static double display_rate_bps(const char *u)
+{
+	static const struct { const char *u; double f; } r[] = {
+		{"B/s", 1}, {"bytes/s", 1}, {"KB/s", 1e3}, {"kB/s", 1e3},
+		{"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12} };
+
+	for (size_t i = 0; u && i < N(r); i++)
+		if (strcmp(u, r[i].u) == 0)
+			return r[i].f;
+	return NAN;
+}
+
+double units_display(const char *probe_unit, double typical, char *label, size_t len,
+		     double *ns_per_unit)
+{
+	double ns = display_time_ns(probe_unit), bps = display_rate_bps(probe_unit);
+	double ref = fabs(typical);
+	size_t i = 0;
+
+	if (ns_per_unit)
+		*ns_per_unit = ns;
+	if (!isfinite(ref) || ref == 0)
+		ref = 1;
+	if (isfinite(ns)) {
+		static const struct { double ns; const char *l; } t[] = {
+			{1, "ns"}, {1e3, "\xc2\xb5s"}, {1e6, "ms"}, {1e9, "s"} };
+
+		while (i < 3 && ref * ns >= t[i + 1].ns)
+			i++;
+		snprintf(label, len, "%s", t[i].l);
+		return ns / t[i].ns;
+	}
+	if (isfinite(bps)) {
+		static const struct { double f; const char *l; } t[] = {
+			{1, "B/s"}, {1e3, "KB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"}, {1e12, "TB/s"} };
+
+		while (i < 4 && ref * bps >= t[i + 1].f)
+			i++;
+		snprintf(label, len, "%s", t[i].l);
+		return bps / t[i].f;
+	}
+	snprintf(label, len, "%s", probe_unit ? probe_unit : "");
+	return 1;
+}

@@ -48,4 +48,14 @@ void units_format_time(double seconds, char *buf, size_t len);
 void units_format_number(double v, char *buf, size_t len);
 void units_format_size_short(double bytes, char *buf, size_t len);
 
+/* The unit a table shows a probe's values in (the report's tables and
+   charts, `runner compare`): a time unit (ns, us/µs, ms, s) or a rate
+   (B/s ... TB/s, powers of ten) is rescaled so that `typical` (in probe
+   units) reads between 1 and 1000; any other unit is kept, factor 1.
+   Writes the unit's name to label and returns the factor to multiply probe
+   values by; *ns_per_unit (when non-NULL) is the probe unit in ns, NAN when
+   it is not a time. */
+double units_display(const char *probe_unit, double typical, char *label, size_t len,
+		     double *ns_per_unit);
+
 #endif
