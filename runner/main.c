@@ -15,7 +15,7 @@
 #include "exec/loader.h"
 
 enum { O_RUNID = 256, O_PROBEDIR, O_TEMPLATES, O_SET, O_FILTER, O_QUICK, O_SEED,
-       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION };
+       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION, O_THRESHOLD, O_FAIL_ON, O_JSON };
 
 static const struct option longopts[] = {
 	{"out", required_argument, 0, 'o'},
@@ -30,6 +30,9 @@ static const struct option longopts[] = {
 	{"no-report", no_argument, 0, O_NOREPORT},
 	{"format", required_argument, 0, O_FORMAT},
 	{"force", no_argument, 0, O_FORCE},
+	{"threshold", required_argument, 0, O_THRESHOLD},
+	{"fail-on", required_argument, 0, O_FAIL_ON},
+	{"json", required_argument, 0, O_JSON},
 	{"quiet", no_argument, 0, 'q'},
 	{"verbose", no_argument, 0, 'v'},
 	{"help", no_argument, 0, 'h'},
@@ -70,6 +73,9 @@ static int handle_opt(int c, struct cli_opts *o)
 	case O_NOREPORT: o->no_report = 1; break;
 	case O_FORMAT: o->format = optarg; break;
 	case O_FORCE: o->force = 1; break;
+	case O_THRESHOLD: o->threshold = optarg; break;
+	case O_FAIL_ON: o->fail_on = optarg; break;
+	case O_JSON: o->json_out = optarg; break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->verbose = 1; break;
 	case 'h': cli_usage(stdout); return EXIT_OK;

@@ -106,12 +106,13 @@ static int cmd_rerun(char **ops, size_t nops, struct cli_opts *o)
 
 static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 {
-	(void)o;
+	struct compare_args a = { o->threshold, o->fail_on, o->json_out };
+
 	if (nops != 2) {
 		fprintf(stderr, "runner: compare: expected two run folders\n");
 		return EXIT_USAGE;
 	}
-	return compare_main(ops[0], ops[1]);
+	return compare_main(ops[0], ops[1], &a);
 }
 
 const struct cli_command cli_commands[] = {
@@ -122,7 +123,9 @@ const struct cli_command cli_commands[] = {
 	{"report", cmd_report, "RUN [--format md,tex,pdf] [--templates DIR]",
 	 "render a run's report again from its JSON"},
 	{"rerun", cmd_rerun, "RUN [--force]", "run a saved run again, exactly"},
-	{"compare", cmd_compare, "RUN_A RUN_B", "two runs point by point, with tests"},
+	{"compare", cmd_compare,
+	 "RUN_A RUN_B [--threshold PCT] [--fail-on regression|change] [--json FILE]",
+	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
 	{NULL, NULL, NULL, NULL},
 };
 

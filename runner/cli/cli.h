@@ -26,6 +26,9 @@ struct cli_opts {
 	int has_seed; uint64_t seed;
 	const char *format;		/* report --format md,tex,pdf; NULL = all */
 	int force;			/* rerun --force */
+	const char *threshold;		/* compare --threshold 3%; NULL = 5 % */
+	const char *fail_on;		/* compare --fail-on regression|change|never */
+	const char *json_out;		/* compare --json FILE ("-": stdout) */
 	int argc; char **argv;		/* recorded in the manifest */
 	json_t *origin;			/* rerun: {run, run_id, changes}; borrowed */
 };
