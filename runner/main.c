@@ -17,6 +17,8 @@
 enum { O_RUNID = 256, O_PROBEDIR, O_TEMPLATES, O_SET, O_FILTER, O_QUICK, O_SEED,
        O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION, O_THRESHOLD, O_FAIL_ON, O_JSON };
 
+enum { O_LISTEN = 400, O_TOKEN, O_READY_FILE };	/* serve, --peer */
+
 static const struct option longopts[] = {
 	{"out", required_argument, 0, 'o'},
 	{"run-id", required_argument, 0, O_RUNID},
@@ -27,6 +29,9 @@ static const struct option longopts[] = {
 	{"quick", no_argument, 0, O_QUICK},
 	{"seed", required_argument, 0, O_SEED},
 	{"peer", required_argument, 0, O_PEER},
+	{"listen", required_argument, 0, O_LISTEN},
+	{"token", required_argument, 0, O_TOKEN},
+	{"ready-file", required_argument, 0, O_READY_FILE},
 	{"no-report", no_argument, 0, O_NOREPORT},
 	{"format", required_argument, 0, O_FORMAT},
 	{"force", no_argument, 0, O_FORCE},
@@ -70,6 +75,9 @@ static int handle_opt(int c, struct cli_opts *o)
 		break;
 	}
 	case O_PEER: o->peer = optarg; break;
+	case O_LISTEN: o->listen = optarg; break;
+	case O_TOKEN: o->token = optarg; break;
+	case O_READY_FILE: o->ready_file = optarg; break;
 	case O_NOREPORT: o->no_report = 1; break;
 	case O_FORMAT: o->format = optarg; break;
 	case O_FORCE: o->force = 1; break;

@@ -13,6 +13,7 @@
 #include "cli/run.h"
 #include "lib/version.h"
 #include "report/report.h"
+#include "serve/serve.h"
 
 static int run_or_check(const char *cmd, char **ops, size_t nops, struct cli_opts *o)
 {
@@ -27,7 +28,21 @@ static int run_or_check(const char *cmd, char **ops, size_t nops, struct cli_opt
 
 static int cmd_run(char **ops, size_t nops, struct cli_opts *o)
 {
+	if (o->token)	/* the probes read the --peer's token file from here */
+		setenv("SYSMETER_PEER_TOKEN", o->token, 1);
 	return run_or_check("run", ops, nops, o);
+}
+
+static int cmd_serve(char **ops, size_t nops, struct cli_opts *o)
+{
+	struct serve_opts so = {.listen = o->listen, .token_file = o->token,
+				.ready_file = o->ready_file, .quiet = o->quiet};
+
+	if (nops != 0) {
+		fprintf(stderr, "runner: serve: no operand expected ('%s')\n", ops[0]);
+		return EXIT_USAGE;
+	}
+	return serve_main(&so);
 }
 
 static int cmd_check(char **ops, size_t nops, struct cli_opts *o)
@@ -126,6 +141,8 @@ const struct cli_command cli_commands[] = {
 	{"compare", cmd_compare,
 	 "RUN_A RUN_B [--threshold PCT] [--fail-on regression|change] [--json FILE]",
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
+	{"serve", cmd_serve, "[--listen ADDR:PORT] [--token FILE]",
+	 "the peer of the network probes, until Ctrl-C"},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -142,7 +159,8 @@ void cli_usage(FILE *f)
 		fprintf(f, "%s\n", c->help);
 	}
 	fputs("options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
-	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT,\n"
+	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT|netns,\n"
+	      "         --token FILE, --ready-file FILE,\n"
 	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help, --version\n", f);
 }
 

@@ -23,6 +23,7 @@
 #include "machine/machine.h"
 #include "plan/plan.h"
 #include "report/report.h"
+#include "serve/serve.h"
 #include "results/results.h"
 #include "cli/run.h"
 #include "spec/spec.h"
@@ -286,6 +287,7 @@ struct run {
 	json_t *machine, *manifest, *all_results;
 	struct progress pg;
 	int any_failed;
+	struct serve_peer peer;		/* --peer: HOST:PORT, or a namespace made here */
 };
 
 /* UTC time and a hash of the seed and pid: sorts by time, never collides
@@ -364,7 +366,7 @@ static void run_point(struct run *r, struct exp *x, size_t pi, json_t *const *de
 	struct point_result res;
 	uint64_t pseed = mix64(r->seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
 	struct exec_ctx ctx = {
-		.seed = pseed, .scratch_root = r->scratch, .peer = o->peer, .tsc_hz = r->tsc_hz,
+		.seed = pseed, .scratch_root = r->scratch, .peer = serve_peer_addr(&r->peer), .tsc_hz = r->tsc_hz,
 		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
 		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
 	};
@@ -542,7 +544,9 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	if ((rc = make_folder(&r)) != EXIT_OK)
 		goto out;
 	start_manifest(&r);
+	serve_peer_up(&r.peer, o->peer, o->quiet);	/* failure: remote points skipped */
 	run_all(&r);
+	serve_peer_down(&r.peer);
 	rc = finish(&r);
 out:
 	json_decref(r.all_results);

@@ -1,0 +1,233 @@
+/*
+ * proto.c - the control lines of the serve protocol (serve.h), parsed
+ * strictly: anything else than the grammar is an error message, never a
+ * guess.  Pure functions, fuzzed by tests/fuzz/fuzz_serve.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/serve.h"
+
+#define MAX_WORDS 8
+
+/* Split line[0..len) at single spaces into at most MAX_WORDS words (copied
+   into buf, NUL-separated).  Returns the count, or -1 (message) on a
+   non-printable byte, an empty word or too many words. */
+static int split(const char *line, size_t len, char *buf, char **w, char *err, size_t errlen)
+{
+	int n = 0;
+
+	if (len == 0 || len >= SERVE_LINE_MAX) {
+		snprintf(err, errlen, "line of %zu bytes (1 to %d allowed)", len, SERVE_LINE_MAX - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e) {
+			snprintf(err, errlen, "byte 0x%02x at offset %zu is not printable ASCII",
+				 (unsigned char)line[i], i);
+			return -1;
+		}
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	for (char *p = buf;;) {
+		char *sp = strchr(p, ' ');
+
+		if (sp == p || *p == '\0') {
+			snprintf(err, errlen, "empty word at offset %zu", (size_t)(p - buf));
+			return -1;
+		}
+		if (n == MAX_WORDS) {
+			snprintf(err, errlen, "more than %d words", MAX_WORDS);
+			return -1;
+		}
+		w[n++] = p;
+		if (!sp)
+			break;
+		*sp = '\0';
+		p = sp + 1;
+	}
+	return n;
+}
+
+/* A decimal number in [0, max], all digits, at most 12 of them. */
+static int number(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 12)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int serve_parse_hello(const char *line, size_t len, int *version, char *err, size_t errlen)
+{
+	char buf[SERVE_LINE_MAX], *w[MAX_WORDS];
+	uint64_t v;
+	int n = split(line, len, buf, w, err, errlen);
+
+	if (n < 0)
+		return -1;
+	if (n != 3 || strcmp(w[0], "SYSMETER") != 0 || strcmp(w[2], "HELLO") != 0) {
+		snprintf(err, errlen, "expected 'SYSMETER <version> HELLO'");
+		return -1;
+	}
+	if (number(w[1], 1000000, &v) < 0) {
+		snprintf(err, errlen, "bad protocol version '%.12s'", w[1]);
+		return -1;
+	}
+	*version = (int)v;
+	return 0;
+}
+
+static int is_mac(const char *s)
+{
+	if (strcmp(s, "-") == 0)
+		return 1;
+	if (strlen(s) != 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* One key=value of the mode; seen[] catches repeats. */
+static int auth_key(struct serve_req *r, const char *k, const char *v, int *seen, char *err,
+		    size_t errlen)
+{
+	static const char *const keys[] = {"size", "cpu", "rcvbuf", "close"};
+	int ki = -1;
+	uint64_t x;
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(k, keys[i]) == 0)
+			ki = i;
+	if (ki < 0 || (ki == 0 && r->mode != SERVE_ECHO) || (ki == 2 && r->mode != SERVE_SINK) ||
+	    (ki == 3 && r->mode != SERVE_CONN)) {
+		snprintf(err, errlen, "unknown key '%.20s' for this mode", k);
+		return -1;
+	}
+	if (seen[ki]++) {
+		snprintf(err, errlen, "key '%s' given twice", k);
+		return -1;
+	}
+	switch (ki) {
+	case 0:
+		if (number(v, SERVE_ECHO_MAX, &x) < 0 || x == 0)
+			goto bad;
+		r->size = x;
+		break;
+	case 1:
+		if (number(v, 4095, &x) < 0)
+			goto bad;
+		r->cpu = (int)x;
+		break;
+	case 2:
+		if (number(v, 1u << 30, &x) < 0)
+			goto bad;
+		r->rcvbuf = x;
+		break;
+	default:
+		if (strcmp(v, "client") != 0 && strcmp(v, "server") != 0)
+			goto bad;
+		r->close_server = strcmp(v, "server") == 0;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "bad value '%.20s' for '%s'", v, k);
+	return -1;
+}
+
+int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *err,
+		     size_t errlen)
+{
+	char buf[SERVE_LINE_MAX], *w[MAX_WORDS];
+	int seen[4] = {0};
+	int n = split(line, len, buf, w, err, errlen);
+
+	if (n < 0)
+		return -1;
+	memset(r, 0, sizeof *r);
+	r->cpu = -1;
+	if (n < 3 || strcmp(w[0], "AUTH") != 0) {
+		snprintf(err, errlen, "expected 'AUTH <mac> <mode> [key=value ...]'");
+		return -1;
+	}
+	if (!is_mac(w[1])) {
+		snprintf(err, errlen, "bad mac (64 lowercase hex digits or '-')");
+		return -1;
+	}
+	snprintf(r->mac, sizeof r->mac, "%s", w[1]);
+	if (strcmp(w[2], "ECHO") == 0)
+		r->mode = SERVE_ECHO;
+	else if (strcmp(w[2], "SINK") == 0)
+		r->mode = SERVE_SINK;
+	else if (strcmp(w[2], "CONN") == 0)
+		r->mode = SERVE_CONN;
+	else {
+		snprintf(err, errlen, "unknown mode '%.20s' (ECHO, SINK, CONN)", w[2]);
+		return -1;
+	}
+	for (int i = 3; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+
+		if (!eq || eq == w[i]) {
+			snprintf(err, errlen, "expected key=value, got '%.20s'", w[i]);
+			return -1;
+		}
+		*eq = '\0';
+		if (auth_key(r, w[i], eq + 1, seen, err, errlen) < 0)
+			return -1;
+	}
+	if (r->mode == SERVE_ECHO && !seen[0]) {
+		snprintf(err, errlen, "ECHO needs size=N (1 to %u)", SERVE_ECHO_MAX);
+		return -1;
+	}
+	if (r->mode == SERVE_CONN && !seen[3]) {
+		snprintf(err, errlen, "CONN needs close=client|server");
+		return -1;
+	}
+	/* What the MAC covers: the line after "AUTH <mac> ". */
+	snprintf(r->signed_part, sizeof r->signed_part, "%.*s", (int)(len - 6 - strlen(r->mac)),
+		 line + 6 + strlen(r->mac));
+	return 0;
+}
+
+void serve_ck_update(struct serve_ck *c, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t sum = c->sum, idx = c->idx, w;
+
+	while (c->ncarry && len) {	/* finish a word begun last time */
+		c->carry |= (uint64_t)*p++ << (8 * c->ncarry);
+		len--;
+		if (++c->ncarry == 8) {
+			sum += c->carry ^ (idx++ * 0x9e3779b97f4a7c15ull);
+			c->carry = 0;
+			c->ncarry = 0;
+		}
+	}
+	for (; len >= 8; len -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		sum += w ^ (idx++ * 0x9e3779b97f4a7c15ull);
+	}
+	for (size_t i = 0; i < len; i++)
+		c->carry |= (uint64_t)p[i] << (8 * c->ncarry++);
+	c->sum = sum;
+	c->idx = idx;
+}
+
+uint64_t serve_ck_final(const struct serve_ck *c)
+{
+	return c->sum + (c->ncarry ? (c->carry ^ (c->idx * 0x9e3779b97f4a7c15ull)) + c->ncarry : 0);
+}
