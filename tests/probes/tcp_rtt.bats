@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# tcp_rtt: the spec validates; loopback and remote (a --peer netns namespace
+# peer) points run and are well formed; nothing of the peer survives the
+# run; without a peer the remote points are skipped with how to give one.
+
+load ../helpers
+load net_helpers
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; ip netns list >"$BATS_TEST_TMPDIR/netns.before" 2>/dev/null || :; }
+
+@test "tcp_rtt: the spec validates" {
+	run "$RUNNER" check specs/tcp_rtt.yaml $NET/rtt.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "tcp_rtt: loopback and remote (namespace peer) points, nothing left after" {
+	need_netns
+	run_bg --no-report -o "$OUT" --run-id t --peer netns $NET/rtt.yaml
+	wait "$RPID"; status=$?
+	cat "$BATS_TEST_TMPDIR/log"
+	[ "$status" -eq 0 ]
+	run check_net "$OUT/t/results/rtt.json" tcp_rtt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run nothing_left "$RPID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "tcp_rtt: without a peer the remote points are skipped, saying how to give one" {
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t $NET/rtt.yaml
+	echo "$output"
+	# exit 1: the experiment is "partial" (loopback ok, remote skipped)
+	[ "$status" -le 1 ]
+	run check_skipped "$OUT/t/results/rtt.json" "give a \`runner serve\` peer with --peer HOST:PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
