@@ -67,6 +67,8 @@ FIXTURE_SRC := $(wildcard tests/fixtures/probes/*.c)
 FIXTURE_SO  := $(FIXTURE_SRC:tests/fixtures/probes/%.c=$(BUILD)/fixtures/probes/%.so)
 UNIT_SRC    := $(wildcard tests/unit/test_*.c)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# tests/fuzz/<name>.c: a fuzz harness with a plain main(), run by the suite as a unit test
+UNIT_BIN    += $(patsubst tests/fuzz/%.c,$(BUILD)/tests/test_%,$(wildcard tests/fuzz/*.c))
 
 .PHONY: all runner probes fixtures unit deps run test test-one bench install uninstall clean help
 all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
@@ -99,13 +101,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(RUNNER_CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(RUNNER_LIBS)
 
+$(BUILD)/tests/test_%: tests/fuzz/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNNER_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(RUNNER_LIBS)
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 deps:
 	@sh tools/deps.sh
 
 run: all
-	$(BUILD)/runner specs/
+	$(BUILD)/runner $(if $(filter 0,$(shell id -u)),--peer netns) specs/
 
 # The whole suite, warnings as errors, in a normal build and again under
 # ASan+UBSan, ending with one "N passed, N failed" line.
