@@ -463,9 +463,9 @@ static void fmt_p(double p, char *buf, size_t len)
 		strf(buf, len, "%.3f", p);
 }
 
-static void print_points(const struct cmp *c, int we, int wp)
+static void print_points(FILE *f, const struct cmp *c, int we, int wp)
 {
-	printf("%-*s  %-*s  %11s  %11s  %7s  %-17s %7s  %s\n", we, "experiment", wp, "point",
+	fprintf(f, "%-*s  %-*s  %11s  %11s  %7s  %-17s %7s  %s\n", we, "experiment", wp, "point",
 	       "A", "B", "B/A", "95% CI", "p(Holm)", "verdict");
 	for (size_t i = 0; i < c->np; i++) {
 		const struct cpoint *p = &c->p[i];
@@ -480,12 +480,12 @@ static void print_points(const struct cmp *c, int we, int wp)
 			strf(ci, sizeof ci, "[%.3f, %.3f]%s", p->r.lo, p->r.hi,
 			     p->from_rounds ? "" : "*");
 		fmt_p(p->p_holm, pp, sizeof pp);
-		printf("%-*s  %-*s  %11s  %11s  %7s  %-17s %7s  %s\n", we, x->name, wp, p->key, a, b,
+		fprintf(f, "%-*s  %-*s  %11s  %11s  %7s  %-17s %7s  %s\n", we, x->name, wp, p->key, a, b,
 		       ratio, ci, pp, verdict_name[p->v]);
 	}
 }
 
-static void print_notes(const struct cmp *c)
+static void print_notes(FILE *f, const struct cmp *c)
 {
 	size_t within = 0, i;
 
@@ -493,15 +493,15 @@ static void print_notes(const struct cmp *c)
 		const struct cexp *x = &c->x[i];
 
 		if (!x->ra || !x->rb)
-			printf("note: experiment '%s' is only in %s\n", x->name, x->ra ? "A" : "B");
+			fprintf(f, "note: experiment '%s' is only in %s\n", x->name, x->ra ? "A" : "B");
 		else if (x->notes[0])
-			printf("note: %s: %s\n", x->name, x->notes);
+			fprintf(f, "note: %s: %s\n", x->name, x->notes);
 	}
 	for (i = 0; i < c->np; i++)
 		within += c->p[i].v <= V_INCONCLUSIVE && isfinite(c->p[i].r.ratio) &&
 			  !c->p[i].from_rounds;
 	if (within)
-		printf("note: * %zu point%s without rounds in A or B: the interval is from the "
+		fprintf(f, "note: * %zu point%s without rounds in A or B: the interval is from the "
 		       "samples of each run, within-run only (it leaves out run-to-run variation)\n",
 		       within, within == 1 ? "" : "s");
 }
@@ -513,14 +513,14 @@ static void tally_add(struct tally *t, const struct cpoint *p, int invert)
 		t->ratios[t->nr++] = invert ? 1 / p->r.ratio : p->r.ratio;
 }
 
-static void print_tally(const char *name, int we, const struct tally *t, const char *what)
+static void print_tally(FILE *f, const char *name, int we, const struct tally *t, const char *what)
 {
 	char g[32] = "-";
 	double gm = stats_geomean(t->ratios, t->nr);
 
 	if (isfinite(gm))
 		strf(g, sizeof g, "%.3f", gm);
-	printf("%-*s  %6zu  %6zu  %6zu  %9zu  %12zu  %9zu  %s%s\n", we, name, t->nr, t->n[V_FASTER],
+	fprintf(f, "%-*s  %6zu  %6zu  %6zu  %9zu  %12zu  %9zu  %s%s\n", we, name, t->nr, t->n[V_FASTER],
 	       t->n[V_SLOWER], t->n[V_NO_CHANGE] + t->n[V_WITHIN_NOISE], t->n[V_INCONCLUSIVE],
 	       t->n[V_ONLY_A] + t->n[V_ONLY_B] + t->n[V_NO_DATA_A] + t->n[V_NO_DATA_B] +
 	       t->n[V_NO_DATA], g, what);
@@ -528,11 +528,11 @@ static void print_tally(const char *name, int we, const struct tally *t, const c
 
 /* Per experiment and for the whole run: counts and the geometric mean of
    B/A (for the run, rates inverted, so that > 1 is slower throughout). */
-static int print_summary(const struct cmp *c, int we, struct tally *all)
+static int print_summary(FILE *f, const struct cmp *c, int we, struct tally *all)
 {
 	int inverted = 0;
 
-	printf("\n%-*s  %6s  %6s  %6s  %9s  %12s  %9s  %s\n", we, "experiment", "points", "faster",
+	fprintf(f, "\n%-*s  %6s  %6s  %6s  %9s  %12s  %9s  %s\n", we, "experiment", "points", "faster",
 	       "slower", "unchanged", "inconclusive", "missing", "geomean");
 	for (size_t i = 0; i < c->nx; i++) {
 		struct tally t = { .ratios = calloc(c->np + 1, sizeof(double)) };
@@ -545,21 +545,21 @@ static int print_summary(const struct cmp *c, int we, struct tally *all)
 				tally_add(all, &c->p[k], c->x[i].bigger_better);
 			}
 		inverted |= c->x[i].bigger_better && t.nr;
-		print_tally(c->x[i].name, we, &t, !c->x[i].ra ? " (only in B)" : !c->x[i].rb ?
+		print_tally(f, c->x[i].name, we, &t, !c->x[i].ra ? " (only in B)" : !c->x[i].rb ?
 			    " (only in A)" : c->x[i].bigger_better ? " (B/A of a rate)" : "");
 		free(t.ratios);
 	}
-	print_tally("all", we, all, inverted ? " (time ratio: rates as A/B)" : "");
+	print_tally(f, "all", we, all, inverted ? " (time ratio: rates as A/B)" : "");
 	return 0;
 }
 
-static void print_decision(const struct cmp *c, const struct tally *all, int fail)
+static void print_decision(FILE *f, const struct cmp *c, const struct tally *all, int fail)
 {
-	printf("\ndecision: %zu slower, %zu faster beyond %g%% (Holm-adjusted p < %g)",
+	fprintf(f, "\ndecision: %zu slower, %zu faster beyond %g%% (Holm-adjusted p < %g)",
 	       all->n[V_SLOWER], all->n[V_FASTER], 100 * c->threshold, ALPHA);
 	if (c->fail_on != FAIL_NEVER)
-		printf(": %s", fail ? "FAIL" : "pass");
-	printf("\n");
+		fprintf(f, ": %s", fail ? "FAIL" : "pass");
+	fprintf(f, "\n");
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -618,7 +618,8 @@ static int write_json(const struct cmp *c, const struct tally *all, int rc, cons
 	if (!j)
 		return -1;
 	if (strcmp(path, "-") == 0) {
-		ok = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0;
+		ok = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				  JSON_REAL_PRECISION(10)) == 0;
 		fputc('\n', stdout);
 	} else {
 		ok = results_write_json(path, j, err, sizeof err) == 0;
@@ -652,6 +653,7 @@ static int report(struct cmp *c, const struct compare_args *args)
 {
 	struct tally all = { .ratios = calloc(c->np + 1, sizeof(double)) };
 	int we, wp, rc = EXIT_OK, fail;
+	FILE *f = args->json && strcmp(args->json, "-") == 0 ? stderr : stdout;
 	const char *ca = jsonutil_str(json_object_get(c->ma, "machine"), "cpu_model");
 	const char *cb = jsonutil_str(json_object_get(c->mb, "machine"), "cpu_model");
 
@@ -662,21 +664,21 @@ static int report(struct cmp *c, const struct compare_args *args)
 		free(all.ratios);
 		return EXIT_USAGE;
 	}
-	printf("A: %s\nB: %s\n", c->dir_a, c->dir_b);
+	fprintf(f, "A: %s\nB: %s\n", c->dir_a, c->dir_b);
 	if (ca && cb && strcmp(ca, cb) != 0)
-		printf("note: different CPUs: A %s, B %s\n", ca, cb);
-	printf("threshold %g%%: a change counts when its Holm-adjusted p < %g and B/A is beyond "
+		fprintf(f, "note: different CPUs: A %s, B %s\n", ca, cb);
+	fprintf(f, "threshold %g%%: a change counts when its Holm-adjusted p < %g and B/A is beyond "
 	       "it\n\n", 100 * c->threshold, ALPHA);
-	print_points(c, we, wp);
-	print_notes(c);
-	if (print_summary(c, we, &all) < 0) {
+	print_points(f, c, we, wp);
+	print_notes(f, c);
+	if (print_summary(f, c, we, &all) < 0) {
 		free(all.ratios);
 		return EXIT_INTERNAL;
 	}
 	fail = (c->fail_on == FAIL_REGRESSION && all.n[V_SLOWER]) ||
 	       (c->fail_on == FAIL_CHANGE && all.n[V_SLOWER] + all.n[V_FASTER]);
 	rc = fail ? EXIT_FAILED : EXIT_OK;
-	print_decision(c, &all, fail);
+	print_decision(f, c, &all, fail);
 	if (args->json && write_json(c, &all, rc, args->json) < 0)
 		rc = EXIT_INTERNAL;
 	free(all.ratios);
