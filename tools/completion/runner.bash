@@ -126,7 +126,7 @@ _runner() {
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --out | --run-id | --probe-dir | --templates | --set | --filter | --seed | \
-			--peer | --format)
+			--peer | --format | --threshold | --fail-on | --json)
 			[[ $w == --probe-dir ]] && pdir=(--probe-dir "${COMP_WORDS[i + 1]}")
 			((i + 1 == COMP_CWORD)) || ((i++))
 			;;
@@ -148,7 +148,16 @@ _runner() {
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 		;;
-	--run-id | --seed | --peer)
+	--run-id | --seed | --peer | --threshold)
+		return 0
+		;;
+	--fail-on)
+		COMPREPLY=($(compgen -W "regression change never" -- "$cur"))
+		return 0
+		;;
+	--json)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
 	--format)
@@ -183,7 +192,8 @@ _runner() {
 		case $cmd in
 		report) opts="--format --templates -v --verbose -h --help" ;;
 		rerun) opts="--force $_runner_options" ;;
-		list | probe-help | compare) opts="--probe-dir -h --help" ;;
+		list | probe-help) opts="--probe-dir -h --help" ;;
+		compare) opts="--threshold --fail-on --json -h --help" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
