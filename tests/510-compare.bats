@@ -273,6 +273,10 @@ man['experiments'] = [e for e in man['experiments'] if e['name'] != 'fixed']"
 	run "$RUNNER" compare "$OUT/b" "$OUT/a"
 	rows "$output" | grep -qx 'sweep|base=40 noise=0.01|-|[0-9.]* ns|-|-|-|only in B'
 	[[ "$output" == *"note: experiment 'fixed' is only in B"* ]]
+	# a probe whose unit changed between the runs is named
+	edit_run "$OUT/b" "$OUT/b-us" "d['probe']['unit'] = 'us'"
+	run "$RUNNER" compare "$OUT/b" "$OUT/b-us"
+	[[ "$output" == *"note: sweep: the probe's unit: A ns, B us (B/A is not a ratio of like quantities)"* ]]
 }
 
 @test "runs without rounds: the interval comes from the samples, marked within-run only" {

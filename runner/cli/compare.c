@@ -205,12 +205,22 @@ static size_t swept_params(struct cexp *x, const char **keys)
 	return n;
 }
 
-/* "scale: A 1, B 1.2" for each parameter fixed in both runs at different values. */
+static const char *text_of(json_t *v)
+{
+	return json_is_string(v) ? json_string_value(v) : "?";
+}
+
+/* "parameter scale: A 1, B 1.2" for each parameter fixed in both runs at
+   different values, and a probe unit that changed. */
 static void fixed_differences(struct cexp *x)
 {
-	const char *k;
+	const char *k, *ua = jsonutil_str(json_object_get(x->ra, "probe"), "unit");
+	const char *ub = jsonutil_str(json_object_get(x->rb, "probe"), "unit");
 	json_t *va;
 
+	if (ua && ub && strcmp(ua, ub) != 0)
+		strf(x->notes, sizeof x->notes, "the probe's unit: A %s, B %s (B/A is not a ratio of "
+		     "like quantities)", ua, ub);
 	json_object_foreach(json_object_get(json_object_get(x->ra, "spec"), "params"), k, va) {
 		json_t *vb = spec_values(x->rb, k);
 		size_t used = strlen(x->notes);
@@ -218,8 +228,8 @@ static void fixed_differences(struct cexp *x)
 		if (json_array_size(va) != 1 || json_array_size(vb) != 1 || json_equal(va, vb))
 			continue;
 		strf(x->notes + used, sizeof x->notes - used, "%sparameter %s: A %s, B %s",
-		     used ? "; " : "", k, json_string_value(json_array_get(va, 0)),
-		     json_string_value(json_array_get(vb, 0)));
+		     used ? "; " : "", k, text_of(json_array_get(va, 0)),
+		     text_of(json_array_get(vb, 0)));
 	}
 }
 
@@ -492,7 +502,9 @@ static void print_notes(FILE *f, const struct cmp *c)
 	for (i = 0; i < c->nx; i++) {
 		const struct cexp *x = &c->x[i];
 
-		if (!x->ra || !x->rb)
+		if (!x->ra && !x->rb)
+			fprintf(f, "note: experiment '%s' has no results in either run\n", x->name);
+		else if (!x->ra || !x->rb)
 			fprintf(f, "note: experiment '%s' is only in %s\n", x->name, x->ra ? "A" : "B");
 		else if (x->notes[0])
 			fprintf(f, "note: %s: %s\n", x->name, x->notes);
@@ -537,6 +549,10 @@ static int print_summary(FILE *f, const struct cmp *c, int we, struct tally *all
 	for (size_t i = 0; i < c->nx; i++) {
 		struct tally t = { .ratios = calloc(c->np + 1, sizeof(double)) };
 
+		if (!c->x[i].ra && !c->x[i].rb) {
+			free(t.ratios);
+			continue;
+		}
 		if (!t.ratios)
 			return -1;
 		for (size_t k = 0; k < c->np; k++)
