@@ -38,7 +38,11 @@ struct exp {
 	char probe_err[512];		/* loader message when !probe_ok */
 	struct plan_point *pts;
 	size_t n_pts;
-	json_t *result;			/* filled as points finish */
+	json_t *result;			/* filled as rounds finish */
+	int planned;			/* rounds per point (exec_rounds) */
+	struct point_result **rounds;	/* per point: its rounds so far */
+	size_t *n_rounds;
+	int finished;			/* status, findings and summary done */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -135,6 +139,13 @@ static void free_exps(struct exp *e, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].probe_ok)
 			loader_close(&e[i].lp);
+		for (size_t p = 0; e[i].rounds && p < e[i].n_pts; p++) {
+			for (size_t k = 0; k < e[i].n_rounds[p]; k++)
+				exec_result_free(&e[i].rounds[p][k]);
+			free(e[i].rounds[p]);
+		}
+		free(e[i].rounds);
+		free(e[i].n_rounds);
 		plan_points_free(e[i].pts, e[i].n_pts);
 		json_decref(e[i].result);
 		spec_free(&e[i].spec);
@@ -149,6 +160,7 @@ struct progress {
 	int tty;
 	const struct exp *x;
 	size_t point, npoints;		/* this experiment */
+	int round;
 	size_t done_all, total_all;	/* whole run */
 	double t0;
 };
@@ -183,12 +195,13 @@ static void on_sample(void *arg, const struct point_result *r)
 	if (isfinite(eta))
 		snprintf(eta_txt, sizeof eta_txt, "%.0fs", eta);
 	if (n == 0)
-		fprintf(stderr, "\r\033[K%s  point %zu/%zu  warming up  ETA %s", pg->x->spec.name,
-			pg->point + 1, pg->npoints, eta_txt);
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu  warming up  ETA %s",
+			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
+			eta_txt);
 	else
-		fprintf(stderr, "\r\033[K%s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
-			pg->x->spec.name, pg->point + 1, pg->npoints, mean,
-			n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
+			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
+			mean, n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
 	fflush(stderr);
 }
 
@@ -357,69 +370,104 @@ static void start_manifest(struct run *r)
 	write_manifest(r->dir, r->manifest);
 }
 
-/* Point pi of x in a child; its JSON is appended and the file rewritten. */
-static void run_point(struct run *r, struct exp *x, size_t pi, json_t *const *deps)
+/* Round `round` of point pi of x in a child (a fresh process); the point's
+   JSON is rebuilt from its rounds so far. */
+static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t *const *deps)
 {
 	const struct cli_opts *o = r->o;
 	json_t *points = json_object_get(x->result, "points");
 	struct plan_point *pt = &x->pts[pi];
-	struct point_result res;
+	struct point_result *res;
 	uint64_t pseed = mix64(r->seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
 	struct exec_ctx ctx = {
-		.seed = pseed, .scratch_root = r->scratch, .peer = serve_peer_addr(&r->peer), .tsc_hz = r->tsc_hz,
+		.seed = round ? mix64(pseed ^ mix64((uint64_t)round)) : pseed,
+		.scratch_root = r->scratch, .peer = serve_peer_addr(&r->peer), .tsc_hz = r->tsc_hz,
 		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
 		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
+		.round = round, .rounds = x->planned,
+		.iterations = round && x->n_rounds[pi] ? x->rounds[pi][0].iterations : 0,
 	};
 
 	r->pg.point = pi;
+	r->pg.round = round;
 	if (o->verbose) {
 		json_t *pt_text = results_params(&x->spec, pt, 1);
 		char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		fprintf(stderr, "runner: '%s' point %zu/%zu %s\n", x->spec.name, pi + 1, x->n_pts,
-			t ? t : "");
+		fprintf(stderr, "runner: '%s' point %zu/%zu round %d/%d %s\n", x->spec.name, pi + 1,
+			x->n_pts, round + 1, x->planned, t ? t : "");
 		free(t);
 		json_decref(pt_text);
 	}
-	if (exec_point(&ctx, &x->spec, &x->lp, pt, &res) < 0)
-		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res.reason);
-	json_array_append_new(points, results_point(&x->spec, &x->lp, pt, &res, r->tsc_hz, pseed,
-						    deps));
-	exec_result_free(&res);
+	res = &x->rounds[pi][x->n_rounds[pi]];
+	double started = now_s() - r->pg.t0;
+	if (exec_point(&ctx, &x->spec, &x->lp, pt, res) < 0)
+		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res->reason);
+	res->started_s = started;
+	x->n_rounds[pi]++;
+	json_t *pj = results_point(&x->spec, &x->lp, pt, x->rounds[pi], x->n_rounds[pi], x->planned,
+				   r->tsc_hz, pseed, deps);
+	if (pi < json_array_size(points))
+		json_array_set_new(points, pi, pj);
+	else
+		json_array_append_new(points, pj);
 	r->pg.done_all++;
-	json_object_set_new(x->result, "status", json_string(results_status(points, interrupted)));
-	write_result(r->dir, x);
 }
 
-/* The k-th experiment in run order: every point, then findings, status,
-   the manifest's entry and the summary line. */
-static void run_experiment(struct run *r, size_t k)
+/* The experiment's result, "running", written before its first round. */
+static void start_experiment(struct run *r, struct exp *x)
 {
-	struct exp *x = &r->e[r->order[k]];
-
 	x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, r->tsc_hz);
-	json_t *points = json_object_get(x->result, "points");
-	write_result(r->dir, x);	/* visible as "running" from the start */
+	x->planned = exec_rounds(&x->spec);
+	x->rounds = calloc(x->n_pts + 1, sizeof *x->rounds);
+	x->n_rounds = calloc(x->n_pts + 1, sizeof *x->n_rounds);
+	for (size_t p = 0; p < x->n_pts; p++)
+		x->rounds[p] = calloc((size_t)x->planned, sizeof **x->rounds);
 	if (!x->probe_ok) {
 		/* A broken probe fails its experiment, not the run. */
-		json_array_append_new(points, results_failed_point(x->probe_err));
+		json_array_append_new(json_object_get(x->result, "points"),
+				      results_failed_point(x->probe_err));
 		fprintf(stderr, "runner: %s\n", x->probe_err);
 		r->pg.done_all++;
 	}
+	write_result(r->dir, x);	/* visible as "running" from the start */
+}
+
+/* One round of every point of the k-th experiment in run order. */
+static void run_pass(struct run *r, size_t k, int round)
+{
+	struct exp *x = &r->e[r->order[k]];
 	json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
+
 	for (size_t d = 0; d < x->spec.n_subtract; d++) {
 		struct exp *dx = find_exp(r->e, r->n, x->spec.subtract[d]);
 		deps[d] = dx ? dx->result : NULL;
 	}
 	r->pg.x = x;
 	r->pg.npoints = x->n_pts;
-	for (size_t pi = 0; x->probe_ok && pi < x->n_pts && !interrupted; pi++)
-		run_point(r, x, pi, deps);
+	for (size_t pi = 0; pi < x->n_pts && !interrupted; pi++)
+		run_round(r, x, pi, round, deps);
 	free(deps);
+	json_object_set_new(x->result, "status",
+			    json_string(results_status(json_object_get(x->result, "points"), interrupted)));
+	write_result(r->dir, x);
+}
+
+/* The k-th experiment after its last round (or the interrupt): findings,
+   status, the manifest's entry and the summary line. */
+static void finish_experiment(struct run *r, size_t k)
+{
+	struct exp *x = &r->e[r->order[k]];
+	json_t *points = json_object_get(x->result, "points");
+	int cut = x->probe_ok && interrupted;
+
+	if (x->finished)
+		return;
+	x->finished = 1;
 	if (r->pg.tty && !r->o->quiet)
 		fprintf(stderr, "\r\033[K");
-	if (x->probe_ok && x->spec.n_findings && !interrupted)
+	if (x->probe_ok && x->spec.n_findings && !cut)
 		results_findings(&x->spec, x->result, r->machine);
-	const char *st = results_status(points, interrupted);
+	const char *st = results_status(points, cut);
 	json_object_set_new(x->result, "status", json_string(st));
 	write_result(r->dir, x);
 	if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
@@ -429,6 +477,35 @@ static void run_experiment(struct run *r, size_t k)
 	json_array_append(r->all_results, x->result);
 	if (!r->o->quiet)
 		print_summary(x);
+}
+
+/* Round 0 of every point of every experiment in run order, then round 1
+   ...: host drift spreads over all points, and a `subtract:` target's round
+   r runs just before its users' round r.  An experiment is finished after
+   its last round; on an interrupt, every experiment not finished is. */
+static void run_rounds(struct run *r)
+{
+	int most = 0;
+
+	for (size_t k = 0; k < r->n; k++) {
+		struct exp *x = &r->e[r->order[k]];
+		start_experiment(r, x);
+		if (x->probe_ok && x->planned > most)
+			most = x->planned;
+		if (!x->probe_ok)
+			finish_experiment(r, k);
+	}
+	for (int round = 0; round < most && !interrupted; round++)
+		for (size_t k = 0; k < r->n && !interrupted; k++) {
+			struct exp *x = &r->e[r->order[k]];
+			if (!x->probe_ok || round >= x->planned)
+				continue;
+			run_pass(r, k, round);
+			if (round == x->planned - 1 && !interrupted)
+				finish_experiment(r, k);
+		}
+	for (size_t k = 0; k < r->n; k++)
+		finish_experiment(r, k);
 }
 
 /* Every experiment in order, until done or interrupted. */
@@ -451,10 +528,9 @@ static void run_all(struct run *r)
 
 	r->pg = (struct progress){.o = r->o, .tty = isatty(2), .t0 = now_s()};
 	for (size_t i = 0; i < r->n; i++)
-		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts : 1;
+		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts * (size_t)exec_rounds(&r->e[i].spec) : 1;
 	r->all_results = json_array();
-	for (size_t k = 0; k < r->n && !interrupted; k++)
-		run_experiment(r, k);
+	run_rounds(r);
 	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -58,6 +58,7 @@ enum msg_type {
 	MSG_SKIP,		/* text = reason (status skipped) */
 	MSG_SANITY,		/* text = the probe's sanity message */
 	MSG_DONE,		/* cpu = where the sampling thread ended */
+	MSG_WARMUP,		/* iterations = warmups taken, text = why it stopped */
 };
 
 struct msg {
@@ -72,6 +73,20 @@ struct msg {
 
 _Static_assert(sizeof(struct msg) <= PIPE_BUF, "a message must be written atomically");
 
+int exec_round_share(int total, int rounds, int round)
+{
+	if (rounds < 1)
+		rounds = 1;
+	int n = total / rounds + (round % rounds < total % rounds);
+	return n > 0 ? n : 1;
+}
+
+int exec_rounds(const struct spec *s)
+{
+	int r = s->rounds > 0 ? s->rounds : 1, reps = s->reps.min > 0 ? s->reps.min : 1;
+	return r < reps ? r : reps;
+}
+
 const char *exec_status_name(enum point_status st)
 {
 	switch (st) {
@@ -80,6 +95,7 @@ const char *exec_status_name(enum point_status st)
 	case PT_SKIPPED: return "skipped";
 	case PT_TIMEOUT: return "timeout";
 	case PT_INTERRUPTED: return "interrupted";
+	case PT_PARTIAL: return "partial";
 	}
 	return "unknown";
 }
@@ -342,6 +358,8 @@ static uint64_t child_iterations(struct child *c)
 
 	if (s->iterations > 0)
 		return s->iterations;
+	if (c->ctx->iterations > 0)
+		return c->ctx->iterations;	/* round 0 calibrated it */
 	if (c->p->fixed_iterations > 0)
 		return c->p->fixed_iterations;
 	if (c->p->iterations_hint > 0)
@@ -406,18 +424,127 @@ done:
 	return enough;
 }
 
-static void child_repetitions(struct child *c, uint64_t iters)
+/* The samples a round has taken but not yet sent (auto warmup's window). */
+struct window {
+	struct probe_sample smp[EXEC_WARMUP_WINDOW_MAX];
+	size_t n, size;
+};
+
+/* Does the window look steady: no monotonic trend and no step in level
+   (each found only when both significant and at least 2 % of the level)?
+   Fewer than 4 valid values cannot tell: steady. */
+static int window_steady(const struct window *w)
+{
+	double v[EXEC_WARMUP_WINDOW_MAX];
+	struct stats_trend t;
+	struct stats_shift sh;
+	size_t m = 0;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (!(w->smp[i].flags & PROBE_SAMPLE_INVALID) && isfinite(w->smp[i].value))
+			v[m++] = w->smp[i].value;
+	if (m < 4)
+		return 1;
+	if (stats_trend(v, m, EXEC_WARMUP_ALPHA, EXEC_WARMUP_MIN_REL, &t) == 0 && t.found)
+		return 0;
+	if (stats_level_shift(v, m, 2, EXEC_WARMUP_ALPHA, EXEC_WARMUP_MIN_REL, &sh) == 0 && sh.found)
+		return 0;
+	return 1;
+}
+
+static void child_send_warmup(struct child *c, int taken, const char *why)
+{
+	struct msg m;
+
+	memset(&m, 0, sizeof m);
+	m.type = MSG_WARMUP;
+	m.iterations = (uint64_t)taken;
+	snprintf(m.text, sizeof m.text, "%s", why);
+	child_send(c, &m);
+}
+
+/*
+ * Warm up.  A number: exactly that many samples.  `auto`: one sample (a
+ * fresh process pays its page faults and cold caches there), then a window
+ * of the next samples slides forward, its oldest sample going out as a
+ * warmup, until the window shows no trend and no level change, or the cap
+ * (EXEC_WARMUP_MAX_SAMPLES warmups, EXEC_WARMUP_MAX_TIME) is reached.  The
+ * window's samples were taken in the steady state the test accepted: they
+ * are the round's first measured samples (left in *w for the caller).
+ */
+static void child_warmup(struct child *c, uint64_t iters, int round_n, struct window *w)
+{
+	struct probe_sample smp;
+	double t0 = now_s(), dt;
+	const char *why;
+	int taken = 0;
+
+	w->n = 0;
+	if (c->s->warmup != SPEC_WARMUP_AUTO) {
+		for (int i = 0; i < c->s->warmup; i++) {
+			child_sample(c, iters, &smp, &dt);
+			child_send_sample(c, &smp, 1);
+		}
+		child_send_warmup(c, c->s->warmup, "fixed");
+		return;
+	}
+	child_sample(c, iters, &smp, &dt);
+	child_send_sample(c, &smp, 1);
+	taken = 1;
+	w->size = (size_t)round_n;
+	if (w->size < EXEC_WARMUP_WINDOW_MIN)
+		w->size = EXEC_WARMUP_WINDOW_MIN;
+	if (w->size > EXEC_WARMUP_WINDOW_MAX)
+		w->size = EXEC_WARMUP_WINDOW_MAX;
+	while (w->n < w->size)
+		child_sample(c, iters, &w->smp[w->n++], &dt);
+	for (;;) {
+		if (window_steady(w)) {
+			why = "steady";
+			break;
+		}
+		if (taken >= EXEC_WARMUP_MAX_SAMPLES) {
+			why = "cap_count";
+			break;
+		}
+		if (now_s() - t0 >= EXEC_WARMUP_MAX_TIME) {
+			why = "cap_time";
+			break;
+		}
+		child_send_sample(c, &w->smp[0], 1);
+		taken++;
+		memmove(w->smp, w->smp + 1, (w->n - 1) * sizeof *w->smp);
+		child_sample(c, iters, &w->smp[w->n - 1], &dt);
+	}
+	child_send_warmup(c, taken, why);
+}
+
+/* The round's samples: its share of the repetitions (fixed), or between
+   its shares of min and max until the CI of the round's samples is within
+   target_ci or its share of max_time is spent (adaptive).  The warmup
+   window's samples come first and count. */
+static void child_repetitions(struct child *c, uint64_t iters, const struct window *w)
 {
 	const struct spec *s = c->s;
 	struct probe_sample smp;
-	int adaptive = s->reps.adaptive;
-	int min = s->reps.min > 0 ? s->reps.min : 0;
-	int max = adaptive && s->reps.max > min ? s->reps.max : min;
+	int adaptive = s->reps.adaptive, rounds = c->ctx->rounds > 0 ? c->ctx->rounds : 1;
+	int round = c->ctx->round;
+	int min = exec_round_share(s->reps.min > 0 ? s->reps.min : 1, rounds, round);
+	int max = adaptive && s->reps.max > s->reps.min ? exec_round_share(s->reps.max, rounds, round) : min;
+	double max_time = s->reps.max_time / rounds;
 	double *vals = NULL, t0 = now_s(), dt;
 	size_t nvals = 0, cap = 0, next_check = 0;
 
+	if (max < min)
+		max = min;
+	if ((int)w->n > max)
+		max = (int)w->n;
 	for (int i = 0; i < max; i++) {
-		child_sample(c, iters, &smp, &dt);
+		if ((size_t)i < w->n) {
+			smp = w->smp[i];
+		} else {
+			child_sample(c, iters, &smp, &dt);
+		}
 		child_send_sample(c, &smp, 0);
 		if (!adaptive)
 			continue;
@@ -435,7 +562,7 @@ static void child_repetitions(struct child *c, uint64_t iters)
 		}
 		if (i + 1 < min)
 			continue;
-		if (s->reps.max_time > 0 && now_s() - t0 >= s->reps.max_time)
+		if (max_time > 0 && now_s() - t0 >= max_time)
 			break;
 		/* A bootstrap CI costs 2000 resamples of n: past 64 samples,
 		   look again only after ~3 % more, so all the checks together
@@ -508,12 +635,10 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd, .end_cpu = -1 };
 	struct loaded_probe code;
 	struct probe_host host;
-	struct probe_sample smp;
 	char err[ERRLEN] = "";
 	const char *root;
 	void *cfg;
 	uint64_t iters;
-	double dt;
 	int rc, pinned;
 
 	setpgid(0, 0);
@@ -582,11 +707,14 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		m.iterations = iters;
 		child_send(&c, &m);
 	}
-	for (int i = 0; i < s->warmup; i++) {
-		child_sample(&c, iters, &smp, &dt);
-		child_send_sample(&c, &smp, 1);
+	{
+		int rounds = ctx->rounds > 0 ? ctx->rounds : 1;
+		struct window w;
+
+		child_warmup(&c, iters,
+			     exec_round_share(s->reps.min > 0 ? s->reps.min : 1, rounds, ctx->round), &w);
+		child_repetitions(&c, iters, &w);
 	}
-	child_repetitions(&c, iters);
 	c.end_cpu = sched_getcpu();
 
 	if (c.p->sanity) {
@@ -658,6 +786,7 @@ static void parent_msg(struct parent *pa, const struct msg *m)
 		r->value = m->value;
 		memcpy(r->extra, m->extra, sizeof r->extra);
 		r->warmup = m->warmup != 0;
+		r->round = pa->ctx->round;
 		r->valid = !(m->flags & PROBE_SAMPLE_INVALID);
 		copy_text(r->note, sizeof r->note, text);
 		if (pa->ctx->on_sample)
@@ -679,6 +808,10 @@ static void parent_msg(struct parent *pa, const struct msg *m)
 	case MSG_DONE:
 		out->cpu = m->cpu;
 		pa->done = 1;
+		break;
+	case MSG_WARMUP:
+		out->warmup_taken = (int)m->iterations;
+		copy_text(out->warmup_reason, sizeof out->warmup_reason, text);
 		break;
 	}
 }
@@ -760,6 +893,7 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 
 	memset(out, 0, sizeof *out);
 	out->status = PT_OK;
+	out->round = ctx->round;
 	out->cpu_requested = s->cpu;
 	out->cpu = -1;
 	out->has_prio_req = s->has_priority;

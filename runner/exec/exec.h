@@ -22,10 +22,11 @@ struct sample_rec {
 	int warmup;			/* taken and discarded */
 	int valid;			/* !(flags & PROBE_SAMPLE_INVALID) */
 	int outlier;			/* set later by stats */
+	int round;			/* the round (exec_ctx.round) it was taken in */
 	char note[120];
 };
 
-enum point_status { PT_OK, PT_FAILED, PT_SKIPPED, PT_TIMEOUT, PT_INTERRUPTED };
+enum point_status { PT_OK, PT_FAILED, PT_SKIPPED, PT_TIMEOUT, PT_INTERRUPTED, PT_PARTIAL };
 
 struct point_result {
 	enum point_status status;
@@ -40,6 +41,11 @@ struct point_result {
 	char placement_note[256];	/* "setpriority(-20): Permission denied" */
 	int sanity_failed; char sanity_msg[256];	/* probe->sanity() */
 	double elapsed_s;
+	/* one round of a point (exec_ctx.round) */
+	int round;
+	double started_s;		/* set by the caller: seconds since the run started */
+	int warmup_taken;		/* warmup samples taken (and discarded) */
+	char warmup_reason[24];		/* fixed | steady | cap_count | cap_time | "" (never reached) */
 };
 
 struct exec_ctx {
@@ -49,6 +55,12 @@ struct exec_ctx {
 	double tsc_hz;
 	int quick, verbose;
 	const char *probe_dir;
+	/* The round this call measures (0-based) of `rounds`: a round takes
+	   its share of the spec's repetitions (exec_round_share).  iterations:
+	   0 = calibrate (round 0), else reuse what round 0 found, so every
+	   round times the same work. */
+	int round, rounds;
+	unsigned long long iterations;
 	/* Set by the runner's SIGINT/SIGTERM handler: stop now, keep samples. */
 	volatile sig_atomic_t *interrupted;
 	/* Called in the parent after each sample arrives (progress display);
@@ -57,7 +69,24 @@ struct exec_ctx {
 	void *arg;
 };
 
-/* Run one point.  Always fills *out (status + reason); returns 0, or -1 on
+/* The rounds a point of s runs: the spec's `rounds`, at most one per
+   repetition (repetitions.min when adaptive). */
+int exec_rounds(const struct spec *s);
+
+/* Round `round`'s share of a total split over `rounds` rounds: the
+   shares differ by at most one and add up to the total (at least 1 each). */
+int exec_round_share(int total, int rounds, int round);
+
+/* The `warmup: auto` rule (exec.c): the window of recent samples looked at,
+   and the caps beyond it. */
+#define EXEC_WARMUP_WINDOW_MIN 5
+#define EXEC_WARMUP_WINDOW_MAX 8
+#define EXEC_WARMUP_MAX_SAMPLES 30
+#define EXEC_WARMUP_MAX_TIME 1.0	/* seconds */
+#define EXEC_WARMUP_ALPHA 0.05
+#define EXEC_WARMUP_MIN_REL 0.02
+
+/* Run one round of one point.  Always fills *out (status + reason); returns 0, or -1 on
    an internal error of the runner itself (fork/pipe failed). */
 int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	       const struct loaded_probe *lp, const struct plan_point *pt,

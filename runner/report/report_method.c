@@ -70,9 +70,14 @@ json_t *report_method_text(json_t *spec)
 	} else {
 		fputs("samples", f);
 	}
+	if (jsonutil_num(spec, "rounds") > 1)
+		fprintf(f, " in %.0f rounds (each a fresh process, interleaved with the other points; "
+			"the CI is a t-interval over the rounds' estimates)", jsonutil_num(spec, "rounds"));
 	if (isfinite(jsonutil_num(spec, "warmup")))
 		fprintf(f, " after %.0f warm-up sample%s", jsonutil_num(spec, "warmup"),
 			jsonutil_num(spec, "warmup") == 1 ? "" : "s");
+	else if (jsonutil_str(spec, "warmup") && strcmp(jsonutil_str(spec, "warmup"), "auto") == 0)
+		fputs(" after warming up until the samples showed no trend or level change", f);
 	v = json_object_get(spec, "iterations");
 	if (json_is_number(v))
 		fprintf(f, "; %.0f operations per sample", json_number_value(v));

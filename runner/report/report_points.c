@@ -83,8 +83,10 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	json_t *p;
 	const char *status = jsonutil_str(pt, "status"), *reason = jsonutil_str(pt, "reason");
 	json_t *n = json_object_get(pt, "n"), *n_out = json_object_get(pt, "n_outliers");
-	int ok = status && strcmp(status, "ok") == 0;
+	int ok = status && (strcmp(status, "ok") == 0 || strcmp(status, "partial") == 0);
 	char *label = report_points_label(pt, swept, ", ");
+	json_t *nr = json_object_get(pt, "n_rounds");
+	double bcv = jsonutil_num(pt, "between_round_cv");
 
 	if (ok && isfinite(jsonutil_num(pt, "estimate")))
 		p = vrow(pt, d->scale, d->label);
@@ -106,6 +108,14 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	report_view_put(p, "reason", reason ? report_view_line(reason) : json_null());
 	report_view_put(p, "n", json_is_integer(n) ?
 		 report_view_strf("%lld", (long long)json_integer_value(n)) : report_view_str(REPORT_VIEW_DASH));
+	/* rounds and their spread: "5 (1.2 %)" */
+	if (json_is_integer(nr) && isfinite(bcv))
+		report_view_put(p, "rounds", report_view_strf("%lld (%.2g %%)", (long long)json_integer_value(nr),
+							      bcv * 100));
+	else if (json_is_integer(nr))
+		report_view_put(p, "rounds", report_view_strf("%lld", (long long)json_integer_value(nr)));
+	else
+		report_view_put(p, "rounds", report_view_str(REPORT_VIEW_DASH));
 	report_view_put(p, "outliers", json_is_integer(n_out) ?
 		 report_view_strf("%lld", (long long)json_integer_value(n_out)) : report_view_str(REPORT_VIEW_DASH));
 	/* the cycles row: time x TSC frequency (the result's `cycles` are the
@@ -132,9 +142,9 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 		double pv = jsonutil_num(pred, "value");
 		size_t j;
 
-		if (json_is_true(json_object_get(p, "ok"))) {
+		if (json_is_true(json_object_get(p, "ok")))
 			n_ok++;
-		} else {
+		if (!status || strcmp(status, "ok") != 0) {
 			json_t *pr = json_object();
 
 			report_view_put(pr, "point", json_incref(label));

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +93,12 @@ static int where_matches(const struct spec *s, const struct spec_where *w, size_
 	return 1;
 }
 
-/* Per-op value of a dependency for this point: its single point, or the
-   point agreeing on every parameter the two probes share.  Converted to
-   this probe's unit when both are times.  NAN with *why set otherwise. */
-static double dep_value(const json_t *dep, const json_t *params, const char *unit,
-			const char **why)
+/* The point of a dependency matching this one: its single point, or the
+   point agreeing on every parameter the two probes share, succeeded and
+   with an estimate.  *k converts its unit to this probe's (both times).
+   NULL with *why set otherwise. */
+static const json_t *dep_point(const json_t *dep, const json_t *params, const char *unit,
+			       double *k, const char **why)
 {
 	const json_t *pts = json_object_get(dep, "points"), *p, *match = NULL;
 	size_t i, nmatch = 0;
@@ -107,11 +109,11 @@ static double dep_value(const json_t *dep, const json_t *params, const char *uni
 		nmatch = 1;
 	} else {
 		json_array_foreach(pts, i, p) {
-			const char *k;
+			const char *key;
 			json_t *v;
 			int shared = 0, same = 1;
-			json_object_foreach(json_object_get(p, "params"), k, v) {
-				json_t *mine = json_object_get(params, k);
+			json_object_foreach(json_object_get(p, "params"), key, v) {
+				json_t *mine = json_object_get(params, key);
 				if (!mine)
 					continue;
 				shared++;
@@ -126,75 +128,338 @@ static double dep_value(const json_t *dep, const json_t *params, const char *uni
 	}
 	if (nmatch != 1) {
 		*why = nmatch ? "several of its points match this one" : "none of its points matches this one";
-		return NAN;
+		return NULL;
 	}
-	if (strcmp(json_string_value(json_object_get(match, "status")) ?: "", "ok") != 0) {
+	const char *st = json_string_value(json_object_get(match, "status")) ?: "";
+	if (strcmp(st, "ok") != 0 && strcmp(st, "partial") != 0) {
 		*why = "its matching point did not succeed";
-		return NAN;
+		return NULL;
 	}
-	double v = json_number_value(json_object_get(match, "estimate"));
 	if (!json_is_number(json_object_get(match, "estimate"))) {
 		*why = "it has no estimate";
-		return NAN;
+		return NULL;
 	}
 	double a, b;
+	*k = 1;
 	if (dunit && strcmp(dunit, unit) != 0) {
-		if (units_is_time(dunit, &a) && units_is_time(unit, &b))
-			return v * a / b;
+		if (units_is_time(dunit, &a) && units_is_time(unit, &b)) {
+			*k = a / b;
+			return match;
+		}
 		*why = "its unit differs";
-		return NAN;
+		return NULL;
 	}
-	return v;
+	return match;
 }
 
-/* One point being analysed: the inputs, the samples sorted out, and the
-   numbers each step leaves for the next. */
+/* Thresholds of the validity rules (docs/methodology.md). */
+#define OUTLIER_MAX_SHARE 0.10		/* an outlier rule dropping more is suspended */
+#define INVALID_MAX_SHARE 0.50		/* a point with more invalid samples fails */
+#define SERIES_MIN_N 12			/* a round's series is checked from this many */
+#define SERIES_ALPHA 0.001		/* level shift, trend */
+#define SERIES_MIN_REL 0.05		/* ... and at least 5 % of the level */
+#define MODES_MIN_N 10
+#define MODES_MIN_SHARE 0.10
+#define HIGH_CV 0.25
+
+/* One point being analysed: the inputs (its rounds), the samples sorted
+   out, and the numbers each step leaves for the next. */
 struct point_ctx {
 	const struct spec *s;
 	const struct loaded_probe *lp;
 	const struct probe *p;
 	const struct plan_point *pt;
-	struct point_result *r;
+	struct point_result *rd;	/* the rounds run so far */
+	size_t nr;
+	int planned;			/* rounds planned */
 	double tsc_hz;
-	double *vals; size_t *map;	/* valid samples' values, their index in r */
+	double *vals; size_t *rnd;	/* valid samples' values and their round */
+	struct sample_rec **map;	/* ... and where they are */
 	unsigned char *out;		/* per valid sample: dropped as an outlier */
-	double *kept;
-	size_t n_valid, n_invalid, n_out, nk;
-	double est, lo, hi;		/* of the kept samples, before subtraction */
+	double *kept;			/* pooled kept values */
+	size_t n_valid, n_invalid, n_out, nk, n_samples;
+	int suspended;			/* the outlier rule would have dropped too many */
+	double *e_raw, *e_sub;		/* per round: estimate before / after same-round subtraction */
+	size_t *n_r, *inv_r, *out_r;	/* per round: kept, invalid, outliers */
+	size_t k_est;			/* rounds with an estimate */
+	double est, lo, hi;		/* of the point, before subtraction */
 	const char *method;		/* of the CI; NULL when there is none */
-	double total_sub, est_sub;	/* subtracted per op, and what is left */
+	double total_sub, est_sub, lo_sub, hi_sub, between_cv;
 	struct stats_summary sum;
+	enum point_status status;
+	char reason[512];
 	json_t *o, *params, *sanity;
 };
 
-/* 1. Warmups and invalid samples never enter the statistics.  2. The
-   spec's outlier rule on the valid ones (marked in r's samples too). */
+static int round_ok(const struct point_result *r)
+{
+	return r->status == PT_OK;
+}
+
+/* 1. Warmups and invalid samples (the probe's flag, non-finite values, a
+   negative duration) never enter the statistics. */
 static void sort_samples(struct point_ctx *c)
 {
-	const struct spec *s = c->s;
-	struct point_result *r = c->r;
+	double ns;
+	int is_time = units_is_time(c->p->unit, &ns);
+	size_t total = 0;
 
-	c->vals = calloc(r->n_samples + 1, sizeof *c->vals);
-	c->map = calloc(r->n_samples + 1, sizeof *c->map);
-	c->out = calloc(r->n_samples + 1, 1);
-	for (size_t i = 0; i < r->n_samples; i++) {
-		if (r->samples[i].warmup)
-			continue;
-		if (!r->samples[i].valid || !isfinite(r->samples[i].value)) {
-			c->n_invalid++;
+	for (size_t r = 0; r < c->nr; r++)
+		total += c->rd[r].n_samples;
+	c->n_samples = total;
+	c->vals = calloc(total + 1, sizeof *c->vals);
+	c->rnd = calloc(total + 1, sizeof *c->rnd);
+	c->map = calloc(total + 1, sizeof *c->map);
+	c->out = calloc(total + 1, 1);
+	c->kept = calloc(total + 1, sizeof *c->kept);
+	for (size_t r = 0; r < c->nr; r++)
+		for (size_t i = 0; i < c->rd[r].n_samples; i++) {
+			struct sample_rec *sr = &c->rd[r].samples[i];
+			sr->round = (int)r;
+			if (sr->warmup)
+				continue;
+			if (sr->valid && is_time && sr->value < 0) {
+				sr->valid = 0;
+				if (!sr->note[0])
+					snprintf(sr->note, sizeof sr->note,
+						 "negative duration (%.4g %s): impossible", sr->value,
+						 c->p->unit);
+			}
+			if (!sr->valid || !isfinite(sr->value)) {
+				c->n_invalid++;
+				c->inv_r[r]++;
+				continue;
+			}
+			c->map[c->n_valid] = sr;
+			c->rnd[c->n_valid] = r;
+			c->vals[c->n_valid++] = sr->value;
+		}
+}
+
+/* 2. The spec's outlier rule, on each sample's distance from its round's
+   median (so a round at another level is between-round variation, not a
+   round of outliers), pooled so the fences rest on every sample.  A rule
+   that would drop more than OUTLIER_MAX_SHARE drops nothing. */
+static void mark_outliers(struct point_ctx *c)
+{
+	const struct spec *s = c->s;
+	double *centred = calloc(c->n_valid + 1, sizeof *centred), *tmp = calloc(c->n_valid + 1, sizeof *tmp);
+
+	for (size_t r = 0; r < c->nr; r++) {
+		size_t m = 0;
+		for (size_t i = 0; i < c->n_valid; i++)
+			if (c->rnd[i] == r)
+				tmp[m++] = c->vals[i];
+		double med = m ? stats_quantile(tmp, m, 0.5) : NAN;
+		for (size_t i = 0; i < c->n_valid; i++) {
+			if (c->rnd[i] != r)
+				continue;
+			if (s->outliers == OUT_MEDIAN_RATIO)
+				centred[i] = med > 0 ? c->vals[i] / med : c->vals[i];
+			else
+				centred[i] = c->vals[i] - med;
+		}
+	}
+	c->n_out = stats_outliers(centred, c->n_valid, s->outliers, s->out_k, s->out_lo, s->out_hi,
+				  c->out);
+	if (c->n_out > OUTLIER_MAX_SHARE * (double)c->n_valid) {
+		flag(c->sanity, "outlier_rule_suspended",
+		     "the outlier rule would drop %zu of %zu samples (more than %.0f %%): nothing dropped",
+		     c->n_out, c->n_valid, OUTLIER_MAX_SHARE * 100);
+		memset(c->out, 0, c->n_valid);
+		c->n_out = 0;
+		c->suspended = 1;
+	}
+	for (size_t i = 0; i < c->n_valid; i++) {
+		if (c->out[i]) {
+			c->map[i]->outlier = 1;
+			c->out_r[c->rnd[i]]++;
+		} else {
+			c->kept[c->nk++] = c->vals[i];
+		}
+	}
+	free(centred);
+	free(tmp);
+}
+
+/* 3. Each finished round's estimate from its kept samples. */
+static void round_estimates(struct point_ctx *c)
+{
+	double *tmp = calloc(c->n_valid + 1, sizeof *tmp);
+
+	for (size_t r = 0; r < c->nr; r++) {
+		size_t m = 0;
+		for (size_t i = 0; i < c->n_valid; i++)
+			if (c->rnd[i] == r && !c->out[i])
+				tmp[m++] = c->vals[i];
+		c->n_r[r] = m;
+		c->e_raw[r] = m && round_ok(&c->rd[r]) ? stats_estimate(tmp, m, c->s->estimate, c->s->est_p)
+						      : NAN;
+		c->e_sub[r] = c->e_raw[r];
+		if (isfinite(c->e_raw[r]))
+			c->k_est++;
+	}
+	free(tmp);
+}
+
+/* Mean and t-interval of the finite values of x; k: how many. */
+static double t_interval(const double *x, size_t n, double *lo, double *hi, size_t *k, double *cv)
+{
+	double v[n + 1];
+	size_t m = 0;
+	struct stats_summary sm;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			v[m++] = x[i];
+	*k = m;
+	*lo = *hi = NAN;
+	*cv = NAN;
+	if (m == 0)
+		return NAN;
+	stats_summarise(v, m, &sm);
+	*cv = sm.cv;
+	if (m >= 2) {
+		const char *method;
+		stats_ci(v, m, EST_MEAN, 0, 0.95, 0, lo, hi, &method);
+	}
+	return sm.mean;
+}
+
+/* 4. The point's estimate and CI: with rounds, the mean of the rounds'
+   estimates and a t-interval over them (between-round variation); with
+   one round, the estimator and its CI over that round's samples.  Then
+   other experiments' per-op costs are subtracted: from the same round when
+   the dependency has a round for every one of ours ("same_round"), else
+   its estimate, with its CI half-width added in quadrature ("propagated"). */
+static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps)
+{
+	const struct spec *s = c->s;
+	json_t *o = c->o, *subs = json_array();
+	double prop_var = 0, prop_sub = 0;
+	size_t k;
+
+	c->est = c->lo = c->hi = c->between_cv = NAN;
+	c->method = NULL;
+	if (c->planned >= 2) {
+		c->est = t_interval(c->e_raw, c->nr, &c->lo, &c->hi, &k, &c->between_cv);
+		if (k >= 2)
+			c->method = "t_rounds";
+	} else if (c->nk > 0 && c->k_est > 0) {
+		c->est = stats_estimate(c->kept, c->nk, s->estimate, s->est_p);
+		stats_ci(c->kept, c->nk, s->estimate, s->est_p, 0.95, seed, &c->lo, &c->hi, &c->method);
+	}
+	stats_summarise(c->kept, c->nk, &c->sum);
+	for (size_t d = 0; d < s->n_subtract; d++) {
+		const char *why = "it did not run";
+		double kf = 1;
+		const json_t *dp = deps && deps[d] ? dep_point(deps[d], c->params, c->p->unit, &kf, &why) : NULL;
+		if (!dp) {
+			flag(c->sanity, "subtract_failed", "could not subtract '%s': %s", s->subtract[d], why);
 			continue;
 		}
-		c->map[c->n_valid] = i;
-		c->vals[c->n_valid++] = r->samples[i].value;
+		const json_t *drounds = json_object_get(dp, "rounds");
+		int same = c->planned >= 2 && c->k_est > 0;
+		for (size_t r = 0; same && r < c->nr; r++)
+			if (isfinite(c->e_raw[r]) &&
+			    !json_is_number(json_object_get(json_array_get(drounds, r), "estimate")))
+				same = 0;
+		double v = json_number_value(json_object_get(dp, "estimate")) * kf, half = NAN;
+		if (same) {
+			double sum = 0;
+			size_t m = 0;
+			for (size_t r = 0; r < c->nr; r++) {
+				if (!isfinite(c->e_raw[r]))
+					continue;
+				double dv = json_number_value(json_object_get(json_array_get(drounds, r),
+									      "estimate")) * kf;
+				c->e_sub[r] -= dv;
+				sum += dv;
+				m++;
+			}
+			v = sum / (double)m;
+		} else {
+			const json_t *ci = json_object_get(dp, "ci");
+			if (json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1)))
+				half = (json_number_value(json_array_get(ci, 1)) -
+					json_number_value(json_array_get(ci, 0))) / 2 * kf;
+			prop_sub += v;
+			if (isfinite(half))
+				prop_var += half * half;
+		}
+		json_array_append_new(subs, json_pack("{s:s,s:o,s:s,s:o}", "experiment", s->subtract[d],
+			"value", results_num(v), "method", same ? "same_round" : "propagated",
+			"ci_half_width", results_num(same ? NAN : half)));
 	}
-	c->n_out = stats_outliers(c->vals, c->n_valid, s->outliers, s->out_k, s->out_lo, s->out_hi,
-				  c->out);
-	c->kept = calloc(c->n_valid + 1, sizeof *c->kept);
-	for (size_t i = 0; i < c->n_valid; i++) {
-		if (c->out[i])
-			r->samples[c->map[i]].outlier = 1;
-		else
-			c->kept[c->nk++] = c->vals[i];
+	if (c->planned >= 2) {
+		double cv;
+		c->est_sub = t_interval(c->e_sub, c->nr, &c->lo_sub, &c->hi_sub, &k, &cv) - prop_sub;
+		c->lo_sub -= prop_sub;
+		c->hi_sub -= prop_sub;
+	} else {
+		c->est_sub = c->est - prop_sub;
+		c->lo_sub = c->lo - prop_sub;
+		c->hi_sub = c->hi - prop_sub;
+	}
+	if (prop_var > 0 && c->method) {
+		double a = c->est_sub - c->lo_sub, b = c->hi_sub - c->est_sub;
+		c->lo_sub = c->est_sub - sqrt(a * a + prop_var);
+		c->hi_sub = c->est_sub + sqrt(b * b + prop_var);
+	}
+	c->total_sub = c->est - c->est_sub;
+	json_object_set_new(o, "estimator", json_string(est_name(s->estimate)));
+	json_object_set_new(o, "subtracted", subs);
+	json_object_set_new(o, "ci_level", json_real(0.95));
+	json_object_set_new(o, "stats", summary_json(&c->sum));
+}
+
+/* 5. ok, partial, failed (no number), skipped, timeout, interrupted. */
+static void decide_status(struct point_ctx *c)
+{
+	const struct point_result *bad = NULL;
+	size_t skipped = 0, need = c->planned >= 2 ? 2 : 1;
+	int bad_i = -1;
+
+	for (size_t r = 0; r < c->nr; r++) {
+		if (c->rd[r].status == PT_SKIPPED)
+			skipped++;
+		else if (c->rd[r].status != PT_OK && !bad) {
+			bad = &c->rd[r];
+			bad_i = (int)r;
+		}
+	}
+	c->status = PT_OK;
+	c->reason[0] = 0;
+	if (skipped && (skipped == c->nr || !c->k_est)) {
+		const struct point_result *sk = &c->rd[0];
+		for (size_t r = 0; r < c->nr && sk->status != PT_SKIPPED; r++)
+			sk = &c->rd[r];
+		c->status = PT_SKIPPED;
+		snprintf(c->reason, sizeof c->reason, "%s", sk->reason);
+		return;
+	}
+	if (!c->method || c->k_est < need) {
+		if (bad) {
+			c->status = bad->status;
+			snprintf(c->reason, sizeof c->reason, "%s", bad->reason);
+		} else {
+			c->status = PT_FAILED;
+			snprintf(c->reason, sizeof c->reason,
+				 "too few valid samples for an estimate and a CI: %zu kept in %zu of %d round%s",
+				 c->nk, c->k_est, c->planned, c->planned == 1 ? "" : "s");
+		}
+		return;
+	}
+	if (c->n_invalid > INVALID_MAX_SHARE * (double)(c->n_invalid + c->n_valid)) {
+		c->status = PT_FAILED;
+		snprintf(c->reason, sizeof c->reason, "%zu of %zu samples invalid (more than %.0f %%)",
+			 c->n_invalid, c->n_invalid + c->n_valid, INVALID_MAX_SHARE * 100);
+		return;
+	}
+	if (bad) {
+		c->status = PT_PARTIAL;
+		snprintf(c->reason, sizeof c->reason, "round %d of %d: %s", bad_i + 1, c->planned,
+			 bad->reason);
 	}
 }
 
@@ -202,31 +467,52 @@ static json_t *samples_json(const struct point_ctx *c)
 {
 	json_t *samples = json_array();
 
-	for (size_t i = 0; i < c->r->n_samples; i++) {
-		const struct sample_rec *sr = &c->r->samples[i];
-		json_t *ex = json_object();
-		for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
-			json_object_set_new(ex, c->p->metrics[m].name, results_num(sr->extra[m]));
-		json_array_append_new(samples, json_pack("{s:o,s:b,s:b,s:b,s:o,s:o}",
-			"value", results_num(sr->value), "warmup", sr->warmup, "valid", sr->valid,
-			"outlier", sr->outlier, "extra", ex,
-			"note", sr->note[0] ? json_string(sr->note) : json_null()));
-	}
+	for (size_t r = 0; r < c->nr; r++)
+		for (size_t i = 0; i < c->rd[r].n_samples; i++) {
+			const struct sample_rec *sr = &c->rd[r].samples[i];
+			json_t *ex = json_object();
+			for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
+				json_object_set_new(ex, c->p->metrics[m].name, results_num(sr->extra[m]));
+			json_array_append_new(samples, json_pack("{s:o,s:i,s:b,s:b,s:b,s:o,s:o}",
+				"value", results_num(sr->value), "round", (int)r, "warmup", sr->warmup,
+				"valid", sr->valid, "outlier", sr->outlier, "extra", ex,
+				"note", sr->note[0] ? json_string(sr->note) : json_null()));
+		}
 	return samples;
 }
 
-/* What ran: the point, its status, placement and samples. */
+static json_t *rounds_json(const struct point_ctx *c)
+{
+	json_t *a = json_array();
+
+	for (size_t r = 0; r < c->nr; r++) {
+		const struct point_result *rd = &c->rd[r];
+		json_array_append_new(a, json_pack("{s:i,s:o,s:o,s:I,s:I,s:I,s:o,s:o,s:s,s:o,s:i,s:o,s:o}",
+			"round", (int)r, "estimate", results_num(c->e_sub[r]),
+			"estimate_raw", results_num(c->e_raw[r]), "n", (json_int_t)c->n_r[r],
+			"n_invalid", (json_int_t)c->inv_r[r], "n_outliers", (json_int_t)c->out_r[r],
+			"started_s", results_num(rd->started_s),
+			"cpu", rd->cpu >= 0 ? json_integer(rd->cpu) : json_null(),
+			"status", exec_status_name(rd->status),
+			"reason", rd->reason[0] ? json_string(rd->reason) : json_null(),
+			"warmup_taken", rd->warmup_taken,
+			"warmup_reason", rd->warmup_reason[0] ? json_string(rd->warmup_reason) : json_null(),
+			"elapsed_s", results_num(rd->elapsed_s)));
+	}
+	return a;
+}
+
+/* What ran: the point, its status, placement (of round 0), rounds and samples. */
 static void put_run(struct point_ctx *c)
 {
-	const struct point_result *r = c->r;
+	const struct point_result *r = &c->rd[0];
 	json_t *o = c->o;
+	double elapsed = 0;
 
-	json_object_set_new(o, "index", json_integer((json_int_t)c->pt->index));
-	c->params = results_params(c->s, c->pt, 0);
-	json_object_set_new(o, "params", c->params);
-	json_object_set_new(o, "params_text", results_params(c->s, c->pt, 1));
-	json_object_set_new(o, "status", json_string(exec_status_name(r->status)));
-	json_object_set_new(o, "reason", r->reason[0] ? json_string(r->reason) : json_null());
+	for (size_t i = 0; i < c->nr; i++)
+		elapsed += c->rd[i].elapsed_s;
+	json_object_set_new(o, "status", json_string(exec_status_name(c->status)));
+	json_object_set_new(o, "reason", c->reason[0] ? json_string(c->reason) : json_null());
 	json_object_set_new(o, "iterations", json_integer((json_int_t)r->iterations));
 	json_object_set_new(o, "placement", json_pack("{s:o,s:o,s:b,s:o,s:o,s:b,s:o}",
 		"cpu_requested", r->cpu_requested >= 0 ? json_integer(r->cpu_requested) : json_null(),
@@ -236,51 +522,32 @@ static void put_run(struct point_ctx *c)
 		"priority", json_integer(r->priority),
 		"priority_applied", r->prio_applied,
 		"note", r->placement_note[0] ? json_string(r->placement_note) : json_null()));
+	json_object_set_new(o, "rounds_planned", json_integer(c->planned));
+	json_object_set_new(o, "n_rounds", json_integer((json_int_t)c->k_est));
+	json_object_set_new(o, "between_round_cv", results_num(c->planned >= 2 ? c->between_cv : NAN));
+	json_object_set_new(o, "rounds", rounds_json(c));
 	json_object_set_new(o, "samples", samples_json(c));
 	json_object_set_new(o, "n", json_integer((json_int_t)c->nk));
 	json_object_set_new(o, "n_outliers", json_integer((json_int_t)c->n_out));
 	json_object_set_new(o, "n_invalid", json_integer((json_int_t)c->n_invalid));
+	json_object_set_new(o, "elapsed_s", results_num(elapsed));
 }
 
-/* 3. Estimate, CI and spread of the kept samples.  4. Subtract other
-   experiments' per-op costs (their own CIs are not propagated: the note
-   says so in docs/methodology.md). */
-static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps)
+/* The numbers, or none for a point that did not succeed. */
+static void put_numbers(struct point_ctx *c)
 {
-	const struct spec *s = c->s;
-	json_t *o = c->o, *subs = json_array();
+	int has = c->status == PT_OK || c->status == PT_PARTIAL;
+	json_t *o = c->o;
 
-	c->est = c->lo = c->hi = NAN;
-	memset(&c->sum, 0, sizeof c->sum);
-	if (c->nk > 0) {
-		c->est = stats_estimate(c->kept, c->nk, s->estimate, s->est_p);
-		stats_ci(c->kept, c->nk, s->estimate, s->est_p, 0.95, seed, &c->lo, &c->hi,
-			 &c->method);
-	}
-	stats_summarise(c->kept, c->nk, &c->sum);
-	for (size_t d = 0; d < s->n_subtract; d++) {
-		const char *why = "it did not run";
-		double v = deps && deps[d] ? dep_value(deps[d], c->params, c->p->unit, &why) : NAN;
-		if (isnan(v)) {
-			flag(c->sanity, "subtract_failed", "could not subtract '%s': %s", s->subtract[d],
-			     why);
-			continue;
-		}
-		c->total_sub += v;
-		json_array_append_new(subs, json_pack("{s:s,s:o}", "experiment", s->subtract[d],
-						      "value", results_num(v)));
-	}
-	c->est_sub = c->est - c->total_sub;
-	json_object_set_new(o, "estimate", results_num(c->est_sub));
-	json_object_set_new(o, "estimate_raw", results_num(c->est));
-	json_object_set_new(o, "estimator", json_string(est_name(s->estimate)));
-	json_object_set_new(o, "subtracted", subs);
-	json_object_set_new(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo - c->total_sub),
-							     results_num(c->hi - c->total_sub))
-					       : json_null());
-	json_object_set_new(o, "ci_level", json_real(0.95));
+	if (!has)
+		c->method = NULL;
+	json_object_set_new(o, "estimate", results_num(has ? c->est_sub : NAN));
+	json_object_set_new(o, "estimate_raw", results_num(has ? c->est : NAN));
+	json_object_set_new(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub),
+							     results_num(c->hi_sub)) : json_null());
 	json_object_set_new(o, "ci_method", c->method ? json_string(c->method) : json_null());
-	json_object_set_new(o, "stats", summary_json(&c->sum));
+	if (!has)
+		c->est_sub = c->est = NAN;
 }
 
 /* 5. Cycles, when the unit is a time: TSC ticks, not core cycles. */
@@ -295,8 +562,8 @@ static void put_cycles(struct point_ctx *c)
 	double k = ns_per_unit * c->tsc_hz / 1e9;
 	json_object_set_new(c->o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
 		"estimate", results_num(c->est_sub * k),
-		"ci", c->method ? json_pack("[o,o]", results_num((c->lo - c->total_sub) * k),
-					    results_num((c->hi - c->total_sub) * k)) : json_null(),
+		"ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub * k),
+					    results_num(c->hi_sub * k)) : json_null(),
 		"mean", results_num(c->sum.mean * k), "median", results_num(c->sum.median * k),
 		"std", results_num(c->sum.std * k)));
 }
@@ -311,7 +578,7 @@ static void put_extra(struct point_ctx *c)
 		size_t ne = 0;
 		for (size_t i = 0; i < c->n_valid; i++)
 			if (!c->out[i])
-				ev[ne++] = c->r->samples[c->map[i]].extra[m];
+				ev[ne++] = c->map[i]->extra[m];
 		struct stats_summary es;
 		stats_summarise(ev, ne, &es);
 		json_object_set_new(extra, c->p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
@@ -376,10 +643,89 @@ static void put_reference(struct point_ctx *c)
 	json_object_set_new(c->o, "reference", ref);
 }
 
+/* A steady drift also looks like a step to Pettitt's test; a step leaves
+   two flat segments, a drift two that still climb (or fall). */
+static int segments_trend(const double *v, size_t m, size_t at)
+{
+	struct stats_trend a, b;
+
+	if (stats_trend(v, at, SERIES_ALPHA * 10, SERIES_MIN_REL / 2, &a) == 0 && a.found)
+		return 1;
+	return stats_trend(v + at, m - at, SERIES_ALPHA * 10, SERIES_MIN_REL / 2, &b) == 0 && b.found;
+}
+
+/* Level shifts and drifts inside each round long enough to tell, and more
+   than one mode among all the valid samples (saying whether a round holds
+   both, or the rounds sit at different levels). */
+static void check_series(struct point_ctx *c)
+{
+	double *v = calloc(c->n_valid + 1, sizeof *v);
+	size_t n_shift = 0, n_drift = 0, checked = 0;
+	char shift_msg[300] = "", drift_msg[300] = "";
+
+	for (size_t r = 0; r < c->nr; r++) {
+		size_t m = 0;
+		struct stats_shift sh;
+		struct stats_trend tr;
+		for (size_t i = 0; i < c->n_valid; i++)
+			if (c->rnd[i] == r)
+				v[m++] = c->vals[i];
+		if (m < SERIES_MIN_N)
+			continue;
+		checked++;
+		size_t seg = m / 10 > 4 ? m / 10 : 4;
+		if (stats_level_shift(v, m, seg, SERIES_ALPHA, SERIES_MIN_REL, &sh) == 0 && sh.found &&
+		    !segments_trend(v, m, sh.at)) {
+			if (!n_shift++)
+				snprintf(shift_msg, sizeof shift_msg,
+					 "round %zu: the level moved from %.4g to %.4g %s at sample %zu of %zu (p = %.2g)",
+					 r, sh.before, sh.after, c->p->unit, sh.at, m, sh.p);
+			continue;
+		}
+		if (stats_trend(v, m, SERIES_ALPHA, SERIES_MIN_REL, &tr) == 0 && tr.found && !n_drift++)
+			snprintf(drift_msg, sizeof drift_msg,
+				 "round %zu: the samples drifted %+.1f %% from first to last (p = %.2g)", r,
+				 tr.rel_change * 100, tr.p);
+	}
+	if (n_shift)
+		flag(c->sanity, "level_shift", "%s; in %zu of %zu rounds checked", shift_msg, n_shift, checked);
+	if (n_drift)
+		flag(c->sanity, "drift", "%s; in %zu of %zu rounds checked", drift_msg, n_drift, checked);
+	if (c->n_valid >= MODES_MIN_N) {
+		double where[8];
+		size_t nm = stats_modes(c->vals, c->n_valid, MODES_MIN_SHARE, where, 8), within = 0;
+		if (nm > 1) {
+			char list[256] = "";
+			for (size_t i = 0, u = 0; i < nm && u < sizeof list; i++)
+				u += (size_t)snprintf(list + u, sizeof list - u, "%s%.4g", i ? ", " : "",
+						      where[i]);
+			/* rounds whose own samples lie on both sides of a valley */
+			for (size_t r = 0; r < c->nr; r++) {
+				size_t lo = SIZE_MAX, hi = 0;
+				for (size_t i = 0; i < c->n_valid; i++) {
+					if (c->rnd[i] != r)
+						continue;
+					size_t m = 0;
+					while (m + 1 < nm && c->vals[i] > (where[m] + where[m + 1]) / 2)
+						m++;
+					lo = m < lo ? m : lo;
+					hi = m > hi ? m : hi;
+				}
+				within += lo != SIZE_MAX && hi > lo;
+			}
+			flag(c->sanity, "multimodal",
+			     "%zu modes among the samples, near %s %s (both within one round in %zu of %zu rounds%s)",
+			     nm, list, c->p->unit, within, c->nr,
+			     within ? "" : ": the rounds sit at different levels");
+		}
+	}
+	free(v);
+}
+
 /* 8. Sanity of a point that ran: what must not be printed silently. */
 static void check_ok_point(struct point_ctx *c)
 {
-	const struct point_result *r = c->r;
+	const struct point_result *r = &c->rd[0];
 	const char *unit = c->p->unit;
 	double tick_ns = c->tsc_hz > 0 ? 1e9 / c->tsc_hz : 1, ns_per_unit, est = c->est;
 
@@ -400,9 +746,10 @@ static void check_ok_point(struct point_ctx *c)
 	if (c->n_invalid > 0) {
 		/* The first invalid sample's note explains the others. */
 		const char *why = "";
-		for (size_t i = 0; i < r->n_samples && !why[0]; i++)
-			if (!r->samples[i].warmup && !r->samples[i].valid)
-				why = r->samples[i].note;
+		for (size_t k = 0; k < c->nr && !why[0]; k++)
+			for (size_t i = 0; i < c->rd[k].n_samples && !why[0]; i++)
+				if (!c->rd[k].samples[i].warmup && !c->rd[k].samples[i].valid)
+					why = c->rd[k].samples[i].note;
 		flag(c->sanity, "invalid_samples", "%zu of %zu samples flagged invalid by the probe%s%s%s",
 		     c->n_invalid, c->n_invalid + c->n_valid, why[0] ? " (first: " : "", why,
 		     why[0] ? ")" : "");
@@ -410,17 +757,29 @@ static void check_ok_point(struct point_ctx *c)
 	if (c->nk >= 3 && isfinite(c->sum.cv) && c->sum.cv > 0.25)
 		flag(c->sanity, "high_variation", "coefficient of variation %.0f %% over %zu samples",
 		     c->sum.cv * 100, c->nk);
+	if (c->s->estimate == EST_MAX && c->nk >= 3 && isfinite(c->sum.cv) && c->sum.cv > HIGH_CV)
+		flag(c->sanity, "max_on_high_variation",
+		     "the max of samples that vary this much (CV %.0f %%) is one lucky sample, not a level",
+		     c->sum.cv * 100);
 	if (c->nk == 0)
 		flag(c->sanity, "no_samples", "no valid sample was kept");
+	check_series(c);
 }
 
 /* 8. Sanity flags, for any point. */
 static void put_sanity(struct point_ctx *c)
 {
-	const struct point_result *r = c->r;
+	const struct point_result *r = &c->rd[0];
+	size_t capped = 0;
 
-	if (r->status == PT_OK)
+	if (c->k_est > 0)
 		check_ok_point(c);
+	for (size_t k = 0; k < c->nr; k++)
+		capped += strncmp(c->rd[k].warmup_reason, "cap_", 4) == 0;
+	if (capped)
+		flag(c->sanity, "warmup_capped",
+		     "warm-up stopped at its cap, not at a steady state, in %zu of %zu round%s", capped,
+		     c->nr, c->nr == 1 ? "" : "s");
 	if (r->sanity_failed)
 		flag(c->sanity, "probe_sanity", "%s", r->sanity_msg);
 	if (r->cpu_requested >= 0 && !r->pinned && r->status != PT_SKIPPED)
@@ -430,25 +789,45 @@ static void put_sanity(struct point_ctx *c)
 }
 
 json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
-		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
-		      uint64_t seed, json_t *const *deps)
+		      const struct plan_point *pt, struct point_result *rounds, size_t n_rounds,
+		      int planned, double tsc_hz, uint64_t seed, json_t *const *deps)
 {
-	struct point_ctx c = {.s = s, .lp = lp, .p = lp->p, .pt = pt, .r = r, .tsc_hz = tsc_hz,
-			      .o = json_object(), .sanity = json_array()};
+	struct point_ctx c = {.s = s, .lp = lp, .p = lp->p, .pt = pt, .rd = rounds, .nr = n_rounds,
+			      .planned = planned, .tsc_hz = tsc_hz, .o = json_object(),
+			      .sanity = json_array()};
+	size_t nr = n_rounds + 1;
 
+	c.e_raw = calloc(nr, sizeof *c.e_raw);
+	c.e_sub = calloc(nr, sizeof *c.e_sub);
+	c.n_r = calloc(nr, sizeof *c.n_r);
+	c.inv_r = calloc(nr, sizeof *c.inv_r);
+	c.out_r = calloc(nr, sizeof *c.out_r);
+	json_object_set_new(c.o, "index", json_integer((json_int_t)pt->index));
+	c.params = results_params(s, pt, 0);
+	json_object_set_new(c.o, "params", c.params);
+	json_object_set_new(c.o, "params_text", results_params(s, pt, 1));
 	sort_samples(&c);
-	put_run(&c);
+	mark_outliers(&c);
+	round_estimates(&c);
 	put_estimate(&c, seed, deps);
+	decide_status(&c);
+	put_run(&c);
+	put_numbers(&c);
 	put_cycles(&c);
 	put_extra(&c);
 	put_prediction(&c);
 	put_reference(&c);
 	put_sanity(&c);
-	json_object_set_new(c.o, "elapsed_s", results_num(r->elapsed_s));
 	free(c.vals);
+	free(c.rnd);
 	free(c.map);
 	free(c.out);
 	free(c.kept);
+	free(c.e_raw);
+	free(c.e_sub);
+	free(c.n_r);
+	free(c.inv_r);
+	free(c.out_r);
 	return c.o;
 }
 
@@ -466,7 +845,7 @@ const char *results_status(const json_t *points, int interrupted)
 			skipped++;
 	}
 	if (n > 0 && ok == n)
-		return "ok";
+		return "ok";	/* a "partial" point makes its experiment partial */
 	if (n > 0 && skipped == n)
 		return "skipped";
 	return ok ? "partial" : "failed";

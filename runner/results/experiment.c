@@ -37,7 +37,9 @@ static json_t *resolved_spec(const struct spec *s)
 	json_object_set_new(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
 		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
 		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
-	json_object_set_new(j, "warmup", json_integer(s->warmup));
+	json_object_set_new(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? json_string("auto")
+							       : json_integer(s->warmup));
+	json_object_set_new(j, "rounds", json_integer(s->rounds));
 	json_object_set_new(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
 							   : json_string("auto"));
 	json_object_set_new(j, "min_sample_time_s", results_num(s->min_sample_time));

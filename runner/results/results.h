@@ -50,13 +50,19 @@ json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *
 /* The one point of an experiment whose probe did not load. */
 json_t *results_failed_point(const char *reason);
 
-/* One point's JSON from its raw samples: outliers, estimate, spread, CI,
-   subtraction, cycles, prediction ratio, reference verdict, sanity flags.
-   deps[i] is the finished result JSON of experiment s->subtract[i] (or NULL
-   when it is missing: recorded as a sanity flag). */
+/* One point's JSON from the raw samples of its rounds so far (rounds[k] is
+   round k; `planned` rounds were planned): outliers, each round's
+   estimate, the point's estimate and CI (between rounds when planned >= 2),
+   subtraction (same round or propagated), status (ok | partial | failed |
+   skipped | timeout | interrupted, with no number unless ok or partial),
+   cycles, prediction ratio, reference verdict, sanity flags (level shift,
+   drift, modes, suspended outlier rule ...).  Marks the samples'
+   round, outlier and (negative durations) valid fields.  deps[i] is the
+   result JSON of experiment s->subtract[i] as far as it ran (or NULL when
+   it is missing: recorded as a sanity flag). */
 json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
-		      const struct plan_point *pt, struct point_result *r, double tsc_hz,
-		      uint64_t seed, json_t *const *deps);
+		      const struct plan_point *pt, struct point_result *rounds, size_t n_rounds,
+		      int planned, double tsc_hz, uint64_t seed, json_t *const *deps);
 
 /* Add `findings` to a finished result (needs machine caches for knees). */
 void results_findings(const struct spec *s, json_t *result, const json_t *machine);

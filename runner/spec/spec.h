@@ -91,7 +91,8 @@ struct spec {
 	struct spec_param *params; size_t n_params;
 	enum spec_sweep sweep;
 	struct spec_reps reps;
-	int warmup;
+	int rounds;			/* independent rounds per point (>= 1) */
+	int warmup;			/* SPEC_WARMUP_AUTO or a count */
 	unsigned long long iterations;	/* 0 = auto */
 	double min_sample_time;		/* seconds */
 	enum spec_outlier outliers; double out_k, out_lo, out_hi;	/* k: tukey 3, mad 3,
@@ -124,7 +125,9 @@ struct spec {
 
 /* Defaults (design §3). */
 #define SPEC_DEFAULT_REPETITIONS 15
-#define SPEC_DEFAULT_WARMUP 2
+#define SPEC_WARMUP_AUTO (-1)		/* `warmup: auto`: until the samples are steady */
+#define SPEC_DEFAULT_WARMUP SPEC_WARMUP_AUTO
+#define SPEC_DEFAULT_ROUNDS 5		/* docs/methodology.md says why 5 */
 #define SPEC_DEFAULT_MIN_SAMPLE_TIME 0.010
 #define SPEC_DEFAULT_TIMEOUT 120.0
 #define SPEC_DEFAULT_GROUP "other"

@@ -351,9 +351,24 @@ static int h_warmup(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yam
 	long long x;
 
 	(void)k;
+	if (v->type == YAML_SCALAR_NODE && strcmp(spec_yaml_str(v), "auto") == 0) {
+		s->warmup = SPEC_WARMUP_AUTO;
+		return 0;
+	}
 	if (get_int(c, v, "warmup", "an integer >= 0", 0, INT_MAX, 0, &x) < 0)
 		return -1;
 	s->warmup = (int)x;
+	return 0;
+}
+
+static int h_rounds(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+{
+	long long x;
+
+	(void)k;
+	if (get_int(c, v, "rounds", "an integer from 1 to 1000", 1, 1000, 0, &x) < 0)
+		return -1;
+	s->rounds = (int)x;
 	return 0;
 }
 
@@ -893,12 +908,12 @@ static int h_quick(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml
 static const char *const top_names[] = {
 	"name", "title", "group", "probe", "description", "params", "sweep", "repetitions",
 	"warmup", "iterations", "min_sample_time", "outliers", "estimate", "subtract", "cpu",
-	"priority", "timeout", "predict", "reference", "chart", "findings", "quick",
+	"priority", "timeout", "predict", "reference", "chart", "findings", "quick", "rounds",
 };
 static const key_fn top_fns[] = {
 	h_name, h_title, h_group, h_probe, h_description, h_params, h_sweep, h_repetitions,
 	h_warmup, h_iterations, h_min_sample_time, h_outliers, h_estimate, h_subtract, h_cpu,
-	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick,
+	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick, h_rounds,
 };
 
 void spec_keys_defaults(struct spec *s)
@@ -906,6 +921,7 @@ void spec_keys_defaults(struct spec *s)
 	s->sweep = SWEEP_CROSS;
 	s->reps = (struct spec_reps){0, SPEC_DEFAULT_REPETITIONS, SPEC_DEFAULT_REPETITIONS, 0, 0};
 	s->warmup = SPEC_DEFAULT_WARMUP;
+	s->rounds = SPEC_DEFAULT_ROUNDS;
 	s->iterations = 0;
 	s->min_sample_time = SPEC_DEFAULT_MIN_SAMPLE_TIME;
 	s->outliers = SPEC_DEFAULT_OUTLIERS;

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# Rounds (issue 9): a point's estimate and CI come from independent rounds,
+# fresh processes interleaved over the points and experiments of the run;
+# subtraction pairs the rounds; warmup: auto; points with mostly invalid
+# samples fail.  On the `series` and `ok_fixed` fixture probes, whose values
+# are scripted from the sample index and the seed.  No wall-clock asserts.
+
+load helpers
+
+setup() { OUT="$BATS_TEST_TMPDIR/out"; D="$BATS_TEST_TMPDIR"; }
+
+r() { echo "$OUT/$1/results/$2.json"; }
+
+# spec NAME PROBE-AND-PARAMS-LINES...: a spec file in $D
+spec() {
+	local name=$1
+	shift
+	printf '%s\n' "$@" >"$D/$name.yaml"
+}
+
+@test "every point has its rounds, each sample its round, the CI a t-interval over the rounds" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.05}' 'rounds: 3' \
+		'repetitions: 30' 'iterations: 1' 'warmup: 1'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a st)
+	[ "$(json "$f" '[x["round"] for x in d["points"][0]["rounds"]]')" = "[0, 1, 2]" ]
+	[ "$(json "$f" '[x["n"] for x in d["points"][0]["rounds"]]')" = "[10, 10, 10]" ]
+	[ "$(json "$f" 'sorted(set(s["round"] for s in d["points"][0]["samples"]))')" = "[0, 1, 2]" ]
+	[ "$(json "$f" 'all(set(x) >= {"round","estimate","n","n_invalid","started_s","cpu","warmup_taken","warmup_reason"} for x in d["points"][0]["rounds"])')" = true ]
+	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = t_rounds ]
+	# estimate = mean of the round estimates, CI = mean +- t(0.975, 2) s / sqrt(3)
+	[ "$(json "$f" '(lambda p, e: abs(p["estimate"] - sum(e) / 3) < 1e-6)(d["points"][0], [x["estimate"] for x in d["points"][0]["rounds"]])')" = true ]
+	[ "$(json "$f" '(lambda p, e: (lambda m: abs((p["ci"][1] - p["ci"][0]) / 2 - 4.302652729749464 * (sum((x - m) ** 2 for x in e) / 2) ** 0.5 / 3 ** 0.5) < 1e-6)(sum(e) / 3))(d["points"][0], [x["estimate"] for x in d["points"][0]["rounds"]])')" = true ]
+	# each round's estimate is the median of its own samples
+	[ "$(json "$f" '(lambda p: all(abs(sorted(s["value"] for s in p["samples"] if s["round"] == k and not s["warmup"])[4:6][0] / 2 + sorted(s["value"] for s in p["samples"] if s["round"] == k and not s["warmup"])[4:6][1] / 2 - p["rounds"][k]["estimate"]) < 1e-6 for k in range(3)))(d["points"][0])')" = true ]
+}
+
+@test "rounds are interleaved: round r of every point of every experiment before round r+1" {
+	spec base 'probe: ok_fixed' 'params: {base: 30, noise: 0.01}' 'rounds: 3' 'repetitions: 3' \
+		'iterations: 1000' 'warmup: 0'
+	spec minus 'probe: ok_fixed' 'params: {base: [100, 200], noise: 0.01}' 'rounds: 3' \
+		'repetitions: 3' 'iterations: 1000' 'warmup: 0' 'subtract: [base]'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id i "$D/minus.yaml"
+	[ "$status" -eq 0 ]
+	python3 - "$(r i base)" "$(r i minus)" <<-'PY'
+	import json, sys
+	starts = []   # (started_s, round, experiment order, point)
+	for order, f in enumerate(sys.argv[1:]):
+	    for p in json.load(open(f))["points"]:
+	        for x in p["rounds"]:
+	            starts.append((x["started_s"], x["round"], order, p["index"]))
+	starts.sort()
+	assert len(starts) == 9, starts
+	# in time order: rounds ascending, and within a round base before minus
+	assert [s[1:] for s in starts] == sorted(s[1:] for s in starts), starts
+	PY
+}
+
+@test "subtraction pairs the rounds (same_round), or propagates the CI when it cannot" {
+	spec base 'probe: ok_fixed' 'params: {base: 30, noise: 0.01}' 'rounds: 3' 'repetitions: 9' \
+		'iterations: 1000' 'warmup: 0'
+	spec minus 'probe: ok_fixed' 'params: {base: 100, noise: 0.01}' 'rounds: 3' \
+		'repetitions: 9' 'iterations: 1000' 'warmup: 0' 'subtract: [base]'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id s "$D/minus.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r s minus)
+	[ "$(json "$f" 'd["points"][0]["subtracted"][0]["method"]')" = same_round ]
+	# round k: its raw estimate minus base's round k
+	[ "$(json "$f" '(lambda b: all(abs(x["estimate_raw"] - b[x["round"]]["estimate"] - x["estimate"]) < 1e-6 for x in d["points"][0]["rounds"]))(json.load(open(sys.argv[1].replace("minus", "base")))["points"][0]["rounds"])')" = true ]
+	# a dependency with one round cannot pair: its estimate is subtracted and its CI propagated
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id p --set base.rounds=1 "$D/minus.yaml" "$D/base.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r p minus)
+	[ "$(json "$f" 'd["points"][0]["subtracted"][0]["method"]')" = propagated ]
+	[ "$(json "$f" 'd["points"][0]["subtracted"][0]["ci_half_width"] > 0')" = true ]
+}
+
+@test "warmup: auto stops at a steady state, or at its cap on a drift; a number is exact" {
+	spec st 'probe: series' 'params: {shape: stationary}' 'rounds: 2' 'repetitions: 16' 'iterations: 1'
+	spec dr 'probe: series' 'params: {shape: drift, step: 0.5, at: 20}' 'rounds: 2' \
+		'repetitions: 16' 'iterations: 1'
+	spec fx 'probe: series' 'params: {shape: stationary}' 'rounds: 2' 'repetitions: 16' \
+		'iterations: 1' 'warmup: 3'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id w --seed 2 "$D/st.yaml" "$D/dr.yaml" "$D/fx.yaml"
+	[ "$(json "$(r w st)" '[x["warmup_reason"] for x in d["points"][0]["rounds"]]')" = '["steady", "steady"]' ]
+	[ "$(json "$(r w st)" 'all(x["warmup_taken"] >= 1 for x in d["points"][0]["rounds"])')" = true ]
+	[ "$(json "$(r w dr)" '[x["warmup_reason"] for x in d["points"][0]["rounds"]]')" = '["cap_count", "cap_count"]' ]
+	[ "$(json "$(r w dr)" '"warmup_capped" in [s["flag"] for s in d["points"][0]["sanity"]]')" = true ]
+	[ "$(json "$(r w fx)" '[(x["warmup_taken"], x["warmup_reason"]) for x in d["points"][0]["rounds"]]')" = '[[3, "fixed"], [3, "fixed"]]' ]
+	[ "$(json "$(r w fx)" 'sum(s["warmup"] for s in d["points"][0]["samples"])')" = 6 ]
+	# the warmups are the samples marked so, in every round
+	[ "$(json "$(r w st)" 'sum(x["warmup_taken"] for x in d["points"][0]["rounds"]) == sum(s["warmup"] for s in d["points"][0]["samples"])')" = true ]
+}
+
+@test "a point with mostly invalid samples fails: no number, the summary says so, exit 1" {
+	spec inv 'probe: series' 'params: {shape: invalid}' 'rounds: 3' 'repetitions: 30' \
+		'iterations: 1' 'warmup: 0'
+	spec ok 'probe: series' 'params: {shape: stationary}' 'rounds: 3' 'repetitions: 9' \
+		'iterations: 1' 'warmup: 0'
+	run "$RUNNER" --no-report -o "$OUT" --run-id v --seed 3 "$D/ok.yaml" "$D/inv.yaml"
+	[ "$status" -eq 1 ]
+	f=$(r v inv)
+	[ "$(json "$f" 'd["points"][0]["status"]')" = failed ]
+	[[ "$(json "$f" 'd["points"][0]["reason"]')" == *" samples invalid (more than 50 %)" ]]
+	[ "$(json "$f" 'd["points"][0]["estimate"]')" = null ]
+	[ "$(json "$f" 'd["points"][0]["ci"]')" = null ]
+	[ "$(json "$f" 'd["status"]')" = failed ]
+	[ "$(json "$(r v ok)" 'd["status"]')" = ok ]
+	[[ "$output" == *"inv "*"failed"*"samples invalid"* ]]
+	[[ "$output" != *"inv "*" ns ["* ]]
+	# the report shows no number for it
+	run "$RUNNER" report "$OUT/v"
+	grep -q 'inv' "$OUT/v/report.md"
+	! grep -E '^\| ns \| [^|]* \| [0-9]' <(sed -n '/^### inv/,/^### /p' "$OUT/v/report.md") || false
+}
+
+@test "a negative duration is an invalid sample, never used" {
+	spec neg 'probe: series' 'params: {shape: negative}' 'rounds: 2' 'repetitions: 20' \
+		'iterations: 1' 'warmup: 0'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id n "$D/neg.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r n neg)
+	[ "$(json "$f" 'd["points"][0]["n_invalid"]')" = 4 ]
+	[ "$(json "$f" 'all(not s["valid"] for s in d["points"][0]["samples"] if s["value"] < 0)')" = true ]
+	[[ "$(json "$f" '[s["note"] for s in d["points"][0]["samples"] if s["value"] < 0][0]')" == "negative duration"* ]]
+	[ "$(json "$f" 'd["points"][0]["estimate"] > 0')" = true ]
+}
+
+@test "--quick is one round of 3 samples; repetitions are split over the rounds in total" {
+	spec q 'probe: ok_fixed' 'repetitions: 20' 'iterations: 1000'
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id q "$D/q.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r q q)" '[x["n"] for x in d["points"][0]["rounds"]]')" = "[3]" ]
+	[ "$(json "$(r q q)" 'd["points"][0]["ci_method"]')" = bootstrap ]
+	spec t 'probe: ok_fixed' 'repetitions: 11' 'rounds: 3' 'iterations: 1000' 'warmup: 1'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t "$D/t.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r t t)" '[x["n"] for x in d["points"][0]["rounds"]]')" = "[4, 4, 3]" ]
+}
