@@ -1,0 +1,93 @@
+#!/bin/sh
+# Bench fragment (issue 9): do the intervals hold up on a rerun?  Runs the
+# CPU and memory specs three times back to back and prints, over the points
+# that have a number in every run:
+#  - the share of ordered pairs of runs (a, b) in which run a's estimate lies
+#    inside run b's 95 % CI (target at least 80 %; 25 % before rounds);
+#  - the median and 90th percentile of the run-to-run spread of an estimate
+#    ((max - min) / median over the three runs; 8.4 % and 43 % before);
+#  - the median CI half-width relative to the estimate;
+#  - how many points carry each sanity flag, and how many are not ok;
+#  - the wall time of each full run (budget: 2.5 minutes on 2 cores).
+# Asserts nothing.  SPECS= overrides the spec list.
+set -u
+: "${BUILD:=build}"
+: "${RUNNER:=$PWD/$BUILD/runner}"
+: "${SPECS:=$(grep -l '^group: *\(cpu\|memory\)' specs/*.yaml | tr '\n' ' ')}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sysmeter-bench-stats.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+now() { date +%s.%N; }
+: >"$tmp/times"
+for i in 1 2 3; do
+	t0=$(now)
+	"$RUNNER" -q --no-report -o "$tmp/out" --run-id "run$i" $SPECS >/dev/null 2>"$tmp/err$i"
+	rc=$?
+	t1=$(now)
+	echo "$i $t0 $t1 $rc" >>"$tmp/times"
+done
+python3 - "$tmp" <<'PY'
+import glob, json, os, sys
+tmp = sys.argv[1]
+runs = []
+for i in (1, 2, 3):
+    pts = {}
+    for f in glob.glob(os.path.join(tmp, "out", "run%d" % i, "results", "*.json")):
+        d = json.load(open(f))
+        for p in d.get("points", []):
+            key = d["experiment"] + " " + ";".join("%s=%s" % kv for kv in sorted((p.get("params_text") or {}).items()))
+            pts[key] = p
+    runs.append(pts)
+for line in open(os.path.join(tmp, "times")):
+    i, a, b, rc = line.split()
+    print("run %s: wall time %.1f s, exit %s" % (i, float(b) - float(a), rc))
+def num(p, k):
+    v = p.get(k)
+    return v if isinstance(v, (int, float)) else None
+keys = sorted(set.intersection(*(set(r) for r in runs))) if runs else []
+ok = [k for k in keys if all(num(r[k], "estimate") is not None and isinstance(r[k].get("ci"), list)
+                             and None not in r[k]["ci"] for r in runs)]
+inside = total = 0
+spreads, halfs = [], []
+for k in ok:
+    ps = [r[k] for r in runs]
+    for a in ps:
+        for b in ps:
+            if a is b:
+                continue
+            total += 1
+            inside += b["ci"][0] <= a["estimate"] <= b["ci"][1]
+    es = sorted(p["estimate"] for p in ps)
+    med = es[1]
+    if med:
+        spreads.append((es[-1] - es[0]) / abs(med))
+    for p in ps:
+        if p["estimate"]:
+            halfs.append((p["ci"][1] - p["ci"][0]) / 2 / abs(p["estimate"]))
+def q(v, f):
+    v = sorted(v)
+    if not v:
+        return float("nan")
+    x = f * (len(v) - 1)
+    i = int(x)
+    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (x - i)
+print("points with a number in all 3 runs: %d of %d" % (len(ok), len(keys)))
+if total:
+    print("cross-run estimate inside the other run's 95 %% CI: %.0f %% of %d pairs (target >= 80 %%; 25 %% before rounds)"
+          % (100.0 * inside / total, total))
+print("run-to-run spread of an estimate: median %.1f %%, 90th percentile %.1f %% (8.4 %% / 43 %% before)"
+      % (100 * q(spreads, 0.5), 100 * q(spreads, 0.9)))
+print("CI half-width / estimate: median %.2f %%, 90th percentile %.2f %%" % (100 * q(halfs, 0.5), 100 * q(halfs, 0.9)))
+for i, r in enumerate(runs, 1):
+    flags, notok = {}, 0
+    flagged = 0
+    for p in r.values():
+        names = set(s.get("flag") for s in p.get("sanity", []))
+        names.discard("below_timer_resolution")
+        flagged += bool(names)
+        for n in names:
+            flags[n] = flags.get(n, 0) + 1
+        notok += p.get("status") not in ("ok",)
+    print("run %d: %d points, %d flagged (below_timer_resolution not counted), %d not ok; %s"
+          % (i, len(r), flagged, notok, ", ".join("%s %d" % kv for kv in sorted(flags.items())) or "no flags"))
+PY
