@@ -19,8 +19,10 @@ nothing_left() {
 	local pid=$1 addr
 	if ip -o link | grep -q "sm[hp]$pid[@:]"; then echo "veth left:"; ip -o link | grep "sm[hp]$pid"; return 1; fi
 	if ps -eo ppid=,pid=,args= | awk -v p="$pid" '$1 == p' | grep .; then echo "child of the runner left"; return 1; fi
-	if ps -eo args= | grep -q "^runner serve .*sysmeter-peer.*$pid"; then echo "serve left"; return 1; fi
 	addr=$(sed -n 's/.*serve at \([0-9.]*\):.*/\1/p' "$BATS_TEST_TMPDIR/log" | head -1)
+	[ -n "$addr" ] || { echo "no 'serve at ADDR' in the run's output"; return 1; }
+	# the namespace lives exactly as long as its serve: no serve, no namespace
+	if ps -eo pid=,args= | grep -- "runner serve --listen $addr:0"; then echo "serve (and its namespace) left"; return 1; fi
 	if [ -n "$addr" ] && ss -ltnH | grep -q "$addr"; then echo "listener on $addr left"; return 1; fi
 	if [ -n "$addr" ] && ip -o addr | grep -q "${addr%.*}\."; then echo "address left"; return 1; fi
 	[ "$(ip netns list | sort)" = "$(sort "$BATS_TEST_TMPDIR/netns.before")" ] || { echo "netns list changed"; return 1; }
