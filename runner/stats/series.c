@@ -150,8 +150,8 @@ int stats_level_shift(const double *x, size_t n, size_t min_seg, double alpha,
 	out->at = refine_split(v, m, min_seg, best);
 	out->p = fmin(1.0, 2.0 * exp(-6.0 * bestu * bestu /
 				     ((double)m * m * m + (double)m * m)));
-	out->before = median_of(v, best);
-	out->after = median_of(v + best, m - best);
+	out->before = median_of(v, out->at);	/* at the refined split, as said above */
+	out->after = median_of(v + out->at, m - out->at);
 	out->found = out->p < alpha && out->before != 0 &&
 		     fabs(out->after / out->before - 1.0) >= min_rel;
 	free(v);
