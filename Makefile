@@ -21,28 +21,30 @@ WERROR   ?=
 CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
 WARN     := -Wall -Wextra $(if $(CC_IS_CLANG),,-Wno-format-truncation) $(if $(filter 1,$(WERROR)),-Werror)
 STD      := -std=c11 -D_GNU_SOURCE
-ifeq ($(SAN),1)
-SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-endif
 PKGS     := yaml-0.1 jansson gsl libcrypto
 
 # The libraries' flags come from pkg-config, read from $(BUILD)/config.mk.
 # That file is made (after tools/deps.sh has installed whatever is missing)
 # before anything compiles: make remakes an included makefile first and then
 # restarts, so even `make -j4 run` on a bare machine compiles nothing before
-# the compiler, libc headers and libraries are there.
+# the compiler, libc headers and libraries are there.  It also records the
+# build dir's SAN setting, so a later `make install BUILD=build-san` (say)
+# never mixes sanitized and plain objects in one directory.
 NODEPS_GOALS := clean deps help uninstall
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NODEPS_GOALS),$(MAKECMDGOALS)),all),)
 include $(BUILD)/config.mk
 endif
 DEPS_WHAT := $(if $(filter test test-one,$(MAKECMDGOALS)),--test-only)
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
 
 $(BUILD)/config.mk: tools/deps.sh
 	@sh tools/deps.sh $(DEPS_WHAT)
 	@mkdir -p $(BUILD)
 	@cf=$$(pkg-config --cflags $(PKGS)) && lf=$$(pkg-config --libs $(PKGS)) || \
 		{ echo "make: pkg-config cannot find: $(PKGS)" >&2; exit 1; }; \
-	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\n' "$$cf" "$$lf" > $@.tmp && mv $@.tmp $@
+	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nSAN := %s\n' "$$cf" "$$lf" "$(SAN)" > $@.tmp && mv $@.tmp $@
 
 RUNNER_CFLAGS := $(STD) $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -Irunner -MMD -MP
 RUNNER_LIBS   := $(PKG_LIBS) -ldl -lm -lpthread
