@@ -271,11 +271,15 @@ static void print_summary(const struct exp *x)
 		if (reason)
 			printf(" %s", reason);
 	} else {
-		size_t ok = 0;
-		json_array_foreach(pts, i, p)
-			if (strcmp(json_string_value(json_object_get(p, "status")) ?: "", "ok") == 0)
-				ok++;
+		size_t ok = 0, skipped = 0;
+		json_array_foreach(pts, i, p) {
+			const char *pst = json_string_value(json_object_get(p, "status")) ?: "";
+			ok += strcmp(pst, "ok") == 0;
+			skipped += strcmp(pst, "skipped") == 0;
+		}
 		printf(" %zu/%zu points ok", ok, json_array_size(pts));
+		if (skipped)
+			printf(", %zu skipped", skipped);
 		json_array_foreach(pts, i, p) {
 			const char *reason = json_string_value(json_object_get(p, "reason"));
 			if (reason) {

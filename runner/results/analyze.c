@@ -844,10 +844,13 @@ const char *results_status(const json_t *points, int interrupted)
 		else if (st && strcmp(st, "skipped") == 0)
 			skipped++;
 	}
-	if (n > 0 && ok == n)
-		return "ok";	/* a "partial" point makes its experiment partial */
+	/* A skipped point (no peer, no root, ...) is said, not failed: an
+	   experiment whose other points are ok is ok.  A "partial" point makes
+	   its experiment partial. */
 	if (n > 0 && skipped == n)
 		return "skipped";
+	if (n > 0 && ok + skipped == n)
+		return "ok";
 	return ok ? "partial" : "failed";
 }
 
