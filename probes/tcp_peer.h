@@ -2,15 +2,15 @@
  * tcp_peer.h - what the three tcp_* probes share: where the far end is
  * (a forked loopback server of the probe's own, or a `runner serve` peer),
  * the client side of the serve protocol (runner/serve/serve.h: version 1,
- * HELLO / CHALLENGE / AUTH with an HMAC-SHA256 of the nonce, computed here
- * so that probes link nothing but libc), the stream checksum both ends
+ * HELLO / CHALLENGE / AUTH with an HMAC-SHA256 of the nonce, which the
+ * runner computes through host->peer_sign: the secret never reaches probe
+ * code), the stream checksum both ends
  * compute, CPU placement, and the interface facts (MTU, offloads) a sample
  * notes.  Static functions only: each probe compiles its own copy.
  *
  * The peer: host->peer is "HOST:PORT", NULL (no peer: remote points are
  * skipped, saying how to give one), or "!<reason>" (a namespace peer was
- * asked for and could not be made: skipped with that reason).  The token
- * file, when the peer wants one, is named by $SYSMETER_PEER_TOKEN.
+ * asked for and could not be made: skipped with that reason).
  */
 #ifndef SYSMETER_TCP_PEER_H
 #define SYSMETER_TCP_PEER_H
@@ -49,117 +49,6 @@
 #define TP_SINK_MAGIC 0x314b4e49534d5953ull	/* SERVE_SINK_MAGIC */
 #define TP_IO_TIMEOUT_MS 10000		/* a silent peer fails the sample after this */
 #define TP_BIN_NS 5000000ull		/* the receiver's peak-rate bin */
-
-/* ---- SHA-256 and HMAC (FIPS 180-4, RFC 2104) ---------------------------- */
-
-struct tp_sha { uint32_t h[8]; uint64_t len; unsigned char buf[64]; size_t n; };
-
-static const uint32_t tp_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-#define TP_ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void tp_sha_block(struct tp_sha *s, const unsigned char *p)
-{
-	uint32_t w[64], a[8];
-
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (int i = 16; i < 64; i++) {
-		uint32_t s0 = TP_ROR(w[i - 15], 7) ^ TP_ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-		uint32_t s1 = TP_ROR(w[i - 2], 17) ^ TP_ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	memcpy(a, s->h, sizeof a);
-	for (int i = 0; i < 64; i++) {
-		uint32_t S1 = TP_ROR(a[4], 6) ^ TP_ROR(a[4], 11) ^ TP_ROR(a[4], 25);
-		uint32_t ch = (a[4] & a[5]) ^ (~a[4] & a[6]);
-		uint32_t t1 = a[7] + S1 + ch + tp_k[i] + w[i];
-		uint32_t S0 = TP_ROR(a[0], 2) ^ TP_ROR(a[0], 13) ^ TP_ROR(a[0], 22);
-		uint32_t mj = (a[0] & a[1]) ^ (a[0] & a[2]) ^ (a[1] & a[2]);
-		memmove(a + 1, a, 7 * sizeof *a);
-		a[4] += t1;
-		a[0] = t1 + S0 + mj;
-	}
-	for (int i = 0; i < 8; i++)
-		s->h[i] += a[i];
-}
-
-static void tp_sha_init(struct tp_sha *s)
-{
-	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	memcpy(s->h, h0, sizeof h0);
-	s->len = 0;
-	s->n = 0;
-}
-
-static void tp_sha_add(struct tp_sha *s, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	s->len += len;
-	while (len--) {
-		s->buf[s->n++] = *p++;
-		if (s->n == 64) {
-			tp_sha_block(s, s->buf);
-			s->n = 0;
-		}
-	}
-}
-
-static void tp_sha_end(struct tp_sha *s, unsigned char out[32])
-{
-	uint64_t bits = s->len * 8;
-	unsigned char pad = 0x80, zero = 0, l[8];
-
-	tp_sha_add(s, &pad, 1);
-	while (s->n != 56)
-		tp_sha_add(s, &zero, 1);
-	for (int i = 0; i < 8; i++)
-		l[i] = (unsigned char)(bits >> (56 - 8 * i));
-	tp_sha_add(s, l, 8);
-	for (int i = 0; i < 8; i++)
-		for (int j = 0; j < 4; j++)
-			out[4 * i + j] = (unsigned char)(s->h[i] >> (24 - 8 * j));
-}
-
-static void tp_hmac_hex(const unsigned char *key, size_t klen, const char *msg, char hex[65])
-{
-	unsigned char k[64] = {0}, pad[64], inner[32], out[32];
-	struct tp_sha s;
-
-	if (klen > 64) {
-		tp_sha_init(&s);
-		tp_sha_add(&s, key, klen);
-		tp_sha_end(&s, k);
-	} else {
-		memcpy(k, key, klen);
-	}
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x36;
-	tp_sha_init(&s);
-	tp_sha_add(&s, pad, 64);
-	tp_sha_add(&s, msg, strlen(msg));
-	tp_sha_end(&s, inner);
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x5c;
-	tp_sha_init(&s);
-	tp_sha_add(&s, pad, 64);
-	tp_sha_add(&s, inner, 32);
-	tp_sha_end(&s, out);
-	for (int i = 0; i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", out[i]);
-}
 
 /* ---- the stream checksum (serve_ck_* in runner/serve/proto.c) ----------- */
 
@@ -279,7 +168,7 @@ struct tp {
 	int cpu_client, cpu_server;
 	struct sockaddr_storage sa; socklen_t sl;
 	char where[80];			/* "127.0.0.1:PORT" or the peer as given */
-	unsigned char secret[4096]; size_t secret_len;	/* 0: none */
+	const struct probe_host *host;	/* signs the handshake (peer_sign) */
 	pid_t server;			/* loopback server process */
 	int lfd;
 	int restore; cpu_set_t orig;
@@ -333,7 +222,7 @@ static int tp_place(struct tp *t, const struct probe_host *h, char *err, size_t 
 
 static int tp_peer(struct tp *t, const char *peer, char *err, size_t errlen)
 {
-	const char *tok = getenv("SYSMETER_PEER_TOKEN"), *colon;
+	const char *colon;
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
 	char host[128];
 	size_t hl;
@@ -366,21 +255,6 @@ static int tp_peer(struct tp *t, const char *peer, char *err, size_t errlen)
 	memcpy(&t->sa, ai->ai_addr, ai->ai_addrlen);
 	t->sl = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	if (tok && *tok) {
-		FILE *f = fopen(tok, "rb");
-		size_t n;
-
-		if (!f) {
-			snprintf(err, errlen, "token file '%s' ($SYSMETER_PEER_TOKEN): %s", tok,
-				 strerror(errno));
-			return -EINVAL;
-		}
-		n = fread(t->secret, 1, sizeof t->secret, f);
-		fclose(f);
-		while (n && (t->secret[n - 1] == '\n' || t->secret[n - 1] == '\r'))
-			n--;
-		t->secret_len = n;
-	}
 	return 0;
 }
 
@@ -499,13 +373,21 @@ static int tp_hello(const struct tp *t, int fd, const char *request, int *cpu, c
 		return -EPROTO;
 	}
 	if (strcmp(kind, "auth") == 0) {
-		if (!t->secret_len) {
+		char why[200] = "";
+		int rc;
+
+		snprintf(msg, sizeof msg, "%s %s", nonce, request);
+		rc = t->host && t->host->peer_sign ?
+			t->host->peer_sign(t->host, msg, mac, why, sizeof why) : -ENOENT;
+		if (rc == -ENOENT) {
 			snprintf(err, errlen, "peer %s wants a token: give its token file with "
 				 "--token FILE", t->where);
 			return -EACCES;
 		}
-		snprintf(msg, sizeof msg, "%s %s", nonce, request);
-		tp_hmac_hex(t->secret, t->secret_len, msg, mac);
+		if (rc < 0) {
+			snprintf(err, errlen, "peer %s: %s", t->where, why);
+			return rc;
+		}
 	}
 	snprintf(line, sizeof line, "AUTH %s %s\n", mac, request);
 	if (tp_write_all(fd, line, strlen(line)) < 0 || tp_line(fd, line, sizeof line, t, err, errlen) < 0) {
@@ -603,6 +485,7 @@ static int tp_setup(struct tp *t, int remote, int cross, const struct probe_host
 	t->lfd = -1;
 	t->remote = remote;
 	t->cross = cross;
+	t->host = h;
 	signal(SIGPIPE, SIG_IGN);
 	if (remote && (rc = tp_peer(t, h->peer, err, errlen)) != 0)
 		return rc;

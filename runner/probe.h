@@ -153,8 +153,14 @@ struct probe_host {
 	int privileged;			/* may drop caches, raise priority, ... */
 	int quick;			/* --quick: keep setup small where it matters */
 	void *user;			/* runner-private */
-	const char *probe_dir;		/* where the probes (and their helper
-					   programs, probe_dir/bin/) are */
+	const char *probe_dir;		/* the directory of this probe's .so (its
+					   helper programs are in probe_dir/bin/) */
+	/* Sign `msg` for the `runner serve` peer: HMAC-SHA256 under the shared
+	   token (--token FILE) as 64 hex digits into hex.  0; -ENOENT when no
+	   token was given; another negative errno with a message in err.  The
+	   secret stays in the runner: a probe never reads it. */
+	int (*peer_sign)(const struct probe_host *h, const char *msg, char hex[65],
+			 char *err, size_t errlen);
 };
 
 struct probe {

@@ -62,7 +62,7 @@ PY
 	run client "$ADDR" - 1 "ECHO size=64"
 	[ "$output" = "ERR authentication failed (wrong or missing token)" ]
 	grep -q "refused: authentication failed" "$BATS_TEST_TMPDIR/serve.log"
-	# the probe's own HMAC (tcp_peer.h) agrees with the serve's (libcrypto)
+	# the measuring side signs through the runner (probe_host.peer_sign): the serve accepts it
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id t --peer "$ADDR" --token "$BATS_TEST_TMPDIR/token" \
 		--set rtt.params.target=remote $NET/rtt.yaml
 	echo "$output"

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "stats/stats.h"
+#include "lib/hmac.h"
 #include "lib/units.h"
 
 #define ITER_CAP (1ULL << 40)		/* most operations per sample */
@@ -576,6 +577,34 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 	free(vals);
 }
 
+/*
+ * probe_host.peer_sign: the runner signs for the probe, so the peer's secret
+ * (the --token file, passed down as $SYSMETER_PEER_TOKEN by the command line
+ * and by --peer netns) is read here, in the point's child, and never handed
+ * to probe code.
+ */
+static int host_peer_sign(const struct probe_host *h, const char *msg, char hex[65],
+			  char *err, size_t errlen)
+{
+	static unsigned char secret[4096];
+	static size_t secret_len;
+	const char *path = getenv("SYSMETER_PEER_TOKEN");
+
+	(void)h;
+	if (!path || !*path) {
+		snprintf(err, errlen, "no token: give the peer's token file with --token FILE");
+		return -ENOENT;
+	}
+	if (!secret_len && hmac_read_token(path, secret, sizeof secret, &secret_len, err,
+					   errlen) < 0)
+		return -EINVAL;
+	if (hmac_sha256_hex(secret, secret_len, msg, hex) < 0) {
+		snprintf(err, errlen, "HMAC-SHA256 failed");
+		return -EIO;
+	}
+	return 0;
+}
+
 /* The directory of the probe's own .so: its helper programs live in
    <it>/bin/ (installed and built together with it). */
 static char *probe_own_dir(const char *so_path)
@@ -684,6 +713,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.quick = ctx->quick;
 	host.user = &c;
 	host.probe_dir = probe_own_dir(lp->path);
+	host.peer_sign = host_peer_sign;
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

@@ -25,10 +25,9 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include "lib/exitcode.h"
+#include "lib/hmac.h"
 #include "serve/serve.h"
 
 #define BIN_NS 5000000ull		/* peak-rate bin at the receiver: 5 ms */
@@ -215,8 +214,7 @@ static void hexify(const unsigned char *b, size_t n, char *out)
 static int sess_handshake(struct sess *s, struct serve_req *r)
 {
 	char line[SERVE_LINE_MAX], err[160], nonce[33], msg[SERVE_LINE_MAX + 40];
-	unsigned char rnd[16], mac[EVP_MAX_MD_SIZE];
-	unsigned maclen = 0;
+	unsigned char rnd[16];
 	int v, n;
 
 	if ((n = sess_line(s, line)) < 0)
@@ -248,15 +246,13 @@ static int sess_handshake(struct sess *s, struct serve_req *r)
 		return -1;
 	}
 	if (s->secret) {
-		char want[2 * EVP_MAX_MD_SIZE + 1];
+		char want[65];
 
 		snprintf(msg, sizeof msg, "%s %s", nonce, r->signed_part);
-		if (!HMAC(EVP_sha256(), s->secret, (int)s->secret_len, (unsigned char *)msg,
-			  strlen(msg), mac, &maclen) || maclen != 32) {
+		if (hmac_sha256_hex(s->secret, s->secret_len, msg, want) < 0) {
 			sess_end(s, "HMAC failed");
 			return -1;
 		}
-		hexify(mac, maclen, want);
 		if (strlen(r->mac) != 64 || CRYPTO_memcmp(want, r->mac, 64) != 0) {
 			sess_say(s, "ERR authentication failed (wrong or missing token)");
 			sess_end(s, "refused: authentication failed");
@@ -511,30 +507,19 @@ static void addr_text(const struct sockaddr_storage *sa, char *buf, size_t len)
 	}
 }
 
-/* The token file's bytes, trailing newlines dropped; at least 16. */
+/* The token file's bytes, trailing newlines dropped; 16 to 4096 of them. */
 static unsigned char *load_token(const char *path, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = malloc(4097);
-	size_t n;
+	unsigned char *buf = malloc(4096);
 
-	if (!f || !buf) {
-		snprintf(err, errlen, "token file '%s': %s", path, strerror(errno));
-		if (f)
-			fclose(f);
+	if (!buf) {
+		snprintf(err, errlen, "token file '%s': out of memory", path);
+		return NULL;
+	}
+	if (hmac_read_token(path, buf, 4096, len, err, errlen) < 0) {
 		free(buf);
 		return NULL;
 	}
-	n = fread(buf, 1, 4097, f);
-	fclose(f);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		n--;
-	if (n < 16 || n > 4096) {
-		snprintf(err, errlen, "token file '%s': %zu bytes (16 to 4096 needed)", path, n);
-		free(buf);
-		return NULL;
-	}
-	*len = n;
 	return buf;
 }
 
