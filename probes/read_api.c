@@ -1,0 +1,230 @@
+/*
+ * read_api - the cost of reading a warm file through read(2), fread(3) or
+ * mmap+memcpy, by chunk size (seed 003's experiment).
+ *
+ * What:   one operation reads the next `chunk` bytes of a cached test file
+ *         (see fs_common.h) into a buffer: read(fd), fread(FILE) with a
+ *         stdio buffer of `bufsize` bytes (0: stdio's default, the file's
+ *         st_blksize), or memcpy from a read-only shared mapping of the
+ *         whole file; at the end of the file the position wraps to 0.
+ * Unit:   ns per chunk; metrics mb_per_s (MB/s = 1e6 bytes/s), bytes_read,
+ *         stdio_buffer (the buffer fread used), resident (share of the file
+ *         cached before the sample).
+ * Method: setup writes or reuses the file and reads it once (warm); a
+ *         sample performs `iterations` chunk reads in one timed region, and
+ *         every byte copied is summed (fs_sum), so nothing can be skipped.
+ * Confounders: fread copies twice (kernel to the stdio buffer, then to the
+ *         caller) but makes one read(2) per buffer: below the buffer size it
+ *         saves system calls, at and above it glibc reads directly into the
+ *         caller's buffer, so its curve joins read(2) there.  mmap's first
+ *         pass faults the pages in (setup's warm pass does not map them, so
+ *         the first sample includes minor faults; warmup absorbs them).
+ *         The checksum costs about as much as a copy per byte.
+ */
+#include "fs_common.h"
+#include "probe_time.h"
+
+enum { RA_M_MBS, RA_M_BYTES, RA_M_BUF, RA_M_RES };
+enum { RA_READ, RA_FREAD, RA_MMAP };
+
+struct ra_cfg {
+	const char *dir;
+	uint64_t size, chunk, bufsize;
+	int api;		/* read|fread|mmap */
+	int64_t seed;
+};
+
+struct ra_state {
+	double hz;
+	int fd, api;
+	FILE *fp;
+	char *map, *buf, *stdio_buf;
+	uint64_t size, chunk, pos, sum, bytes;
+	size_t stdio_size;
+	char path[4096];
+};
+
+static const struct probe_param ra_params[] = {
+	PROBE_PARAM_STRING(struct ra_cfg, dir, FS_DEFAULT_DIR,
+		"directory of the test files (kept and reused across runs)"),
+	PROBE_PARAM_SIZE(struct ra_cfg, size, "16MiB", "test file size (read warm)", 4096,
+			 17179869184.0),
+	PROBE_PARAM_SIZE(struct ra_cfg, chunk, "4KiB", "bytes per read call", 1, 67108864),
+	PROBE_PARAM_CHOICE(struct ra_cfg, api, "read", "read(2), fread(3) or mmap+memcpy",
+			   "read|fread|mmap"),
+	PROBE_PARAM_SIZE(struct ra_cfg, bufsize, "0",
+		"fread's stdio buffer (setvbuf); 0 = stdio's default (st_blksize)", 0, 67108864),
+	PROBE_PARAM_INT(struct ra_cfg, seed, "1", "content seed of the test file", 0, 1e15),
+	PROBE_PARAM_END,
+};
+
+static const struct probe_metric ra_metrics[] = {
+	[RA_M_MBS] = { "mb_per_s", "MB/s", "bytes read per second (1e6 bytes)" },
+	[RA_M_BYTES] = { "bytes_read", "bytes", "bytes read in the sample" },
+	[RA_M_BUF] = { "stdio_buffer", "bytes", "fread: the stdio buffer size in use" },
+	[RA_M_RES] = { "resident", "ratio", "share of the file cached before the sample" },
+	{ .name = NULL },
+};
+
+static int ra_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
+{
+	const struct ra_cfg *c = cfg;
+	struct ra_state *st = state;
+	char dir[4096];
+	struct stat sb;
+	int made, rc;
+
+	st->fd = -1;
+	st->hz = h->tsc_hz;
+	st->api = c->api;
+	st->size = c->size;
+	st->chunk = c->chunk < c->size ? c->chunk : c->size;
+	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
+	if (rc)
+		return rc;
+	rc = fs_file(dir, st->size, (uint64_t)c->seed, st->path, sizeof(st->path), &made, err,
+		     errlen);
+	if (rc)
+		return rc;
+	st->fd = open(st->path, O_RDONLY | O_CLOEXEC);
+	if (st->fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "open '%s': %s", st->path, strerror(-rc));
+		return rc;
+	}
+	rc = fs_warm(st->fd, st->size, &st->sum, err, errlen);
+	if (rc)
+		return rc;
+	st->buf = malloc((size_t)st->chunk);
+	if (!st->buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (st->api == RA_FREAD) {
+		st->fp = fdopen(st->fd, "r");
+		if (!st->fp) {
+			rc = -errno;
+			snprintf(err, errlen, "fdopen: %s", strerror(-rc));
+			return rc;
+		}
+		st->fd = -1;	/* owned by fp now */
+		st->stdio_size = fstat(fileno(st->fp), &sb) == 0 ? (size_t)sb.st_blksize : BUFSIZ;
+		if (c->bufsize) {
+			st->stdio_size = (size_t)c->bufsize;
+			st->stdio_buf = malloc(st->stdio_size);
+			if (!st->stdio_buf || setvbuf(st->fp, st->stdio_buf, _IOFBF,
+						      st->stdio_size) != 0) {
+				snprintf(err, errlen, "setvbuf %zu bytes failed", st->stdio_size);
+				return -ENOMEM;
+			}
+		}
+	} else if (st->api == RA_MMAP) {
+		st->map = mmap(NULL, (size_t)st->size, PROT_READ, MAP_SHARED, st->fd, 0);
+		if (st->map == MAP_FAILED) {
+			rc = -errno;
+			st->map = NULL;
+			snprintf(err, errlen, "mmap '%s': %s", st->path, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int ra_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
+		     size_t errlen)
+{
+	struct ra_state *st = state;
+	uint64_t sum = 0, bytes = 0, t0, t1;
+	double res = fs_resident(st->fp ? fileno(st->fp) : st->fd, st->size);
+
+	t0 = pt_start();
+	for (uint64_t i = 0; i < iterations; i++) {
+		size_t n = (size_t)(st->size - st->pos < st->chunk ? st->size - st->pos : st->chunk);
+
+		if (st->api == RA_READ) {
+			ssize_t r = read(st->fd, st->buf, n);
+
+			if (r != (ssize_t)n) {
+				int e = r < 0 ? errno : EIO;
+
+				snprintf(err, errlen, "read %zu bytes at %llu: %s", n,
+					 (unsigned long long)st->pos, r < 0 ? strerror(e) : "short read");
+				return -e;
+			}
+		} else if (st->api == RA_FREAD) {
+			if (fread(st->buf, 1, n, st->fp) != n) {
+				snprintf(err, errlen, "fread %zu bytes at %llu: %s", n,
+					 (unsigned long long)st->pos,
+					 ferror(st->fp) ? "error" : "short read");
+				return -EIO;
+			}
+		} else {
+			memcpy(st->buf, st->map + st->pos, n);
+		}
+		sum += fs_sum(st->buf, n);
+		bytes += n;
+		st->pos += n;
+		if (st->pos == st->size) {
+			st->pos = 0;
+			if (st->api == RA_READ)
+				(void)lseek(st->fd, 0, SEEK_SET);
+			else if (st->api == RA_FREAD)
+				rewind(st->fp);
+		}
+	}
+	t1 = pt_stop();
+	pt_sink_u64(sum);
+	st->sum += sum;
+	st->bytes += bytes;
+	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)iterations;
+	out->extra[RA_M_MBS] = (double)bytes / (pt_ticks_to_ns(t1 - t0, st->hz) * 1e-9) / 1e6;
+	out->extra[RA_M_BYTES] = (double)bytes;
+	out->extra[RA_M_BUF] = st->api == RA_FREAD ? (double)st->stdio_size : NAN;
+	out->extra[RA_M_RES] = res;
+	return 0;
+}
+
+static int ra_sanity(void *state, char *err, size_t errlen)
+{
+	const struct ra_state *st = state;
+
+	if (st->bytes && !st->sum) {
+		snprintf(err, errlen, "%llu bytes read summed to 0", (unsigned long long)st->bytes);
+		return -1;
+	}
+	return 0;
+}
+
+static void ra_teardown(void *state)
+{
+	struct ra_state *st = state;
+
+	if (st->map)
+		munmap(st->map, (size_t)st->size);
+	if (st->fp)
+		fclose(st->fp);
+	if (st->fd >= 0)
+		close(st->fd);
+	free(st->stdio_buf);
+	free(st->buf);
+}
+
+PROBE_DEFINE = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "read_api",
+	.version = "1.0",
+	.summary = "read(2) vs fread(3) vs mmap+memcpy of a warm file, per chunk",
+	.unit = "ns",
+	.bigger_is_better = 0,
+	.params = ra_params,
+	.metrics = ra_metrics,
+	.config_size = sizeof(struct ra_cfg),
+	.state_size = sizeof(struct ra_state),
+	.needs_counter_hz = 1,
+	.iterations_hint = 64,
+	.setup = ra_setup,
+	.sample = ra_sample,
+	.sanity = ra_sanity,
+	.teardown = ra_teardown,
+};
