@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# The file_read probe and specs/file_read.yaml.
+
+load ../helpers
+load fs_helpers
+
+setup() { fs_setup; }
+teardown() { fs_teardown; }
+
+FIX=tests/fixtures/specs/fs
+
+@test "file_read: probe-help lists the parameters and metrics" {
+	run "$RUNNER" probe-help file_read
+	[ "$status" -eq 0 ]
+	for w in dir size block order cache direct cold warm p99_us resident evict fs_type; do
+		[[ "$output" == *"$w"* ]] || { echo "no '$w' in: $output"; return 1; }
+	done
+	run "$RUNNER" check specs/file_read.yaml
+	[ "$status" -eq 0 ]
+}
+
+@test "file_read: a cached read is far faster than O_DIRECT; random O_DIRECT is not faster than sequential" {
+	mem_run "$FIX/file_read.yaml" --set "file_read.params.dir=$FSDIR"
+	mem_check file_read us '
+sd = est("block=4KiB;cache=direct;dir=%s;order=sequential;seed=1;size=4MiB" % d["points"][0]["params_text"]["dir"])
+rd = [est(k) for k in pts if "cache=direct" in k and "order=random" in k][0]
+w = [est(k) for k in pts if "cache=warm" in k]
+assert all(sd > 5 * x and rd > 5 * x for x in w), (sd, rd, w)
+assert rd > 0.5 * sd, (rd, sd)
+for k in pts:
+    assert extra(k, "bytes_read") >= 4096, k
+    assert extra(k, "fs_type") > 0, k
+'
+	# the file is kept, named by size and seed, with nothing else beside it
+	run ls -A "$FSDIR"
+	[ "$output" = "sysmeter-4194304-0000000000000001.dat" ] || { echo "$output"; return 1; }
+}
+
+@test "file_read: a cold point is evicted and verified cold" {
+	mem_run "$FIX/file_read.yaml" --set "file_read.params.dir=$FSDIR" \
+		--set file_read.params.cache=cold --set file_read.params.order=random
+	mem_check file_read us '
+for k in pts:
+    assert extra(k, "resident") <= 0.01, (k, extra(k, "resident"))
+    assert extra(k, "evict") in (1, 2), (k, extra(k, "evict"))
+'
+}
+
+@test "file_read: a cold point whose eviction fails is failed, not measured" {
+	SYSMETER_FS_NO_EVICT=1 run "$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id t \
+		"$FIX/file_read.yaml" --set "file_read.params.dir=$FSDIR" \
+		--set file_read.params.cache=cold --set file_read.params.order=random
+	[ "$status" -eq 1 ]
+	run fs_reasons "$BATS_TEST_TMPDIR/out/t/results/file_read.json"
+	[[ "$output" == *"failed"*"still cached after no eviction"* ]] || { echo "$output"; return 1; }
+	[[ "$output" != *"ok"* ]] || { echo "$output"; return 1; }
+}
+
+@test "file_read: a cold point on tmpfs (nothing to evict to) fails with the reason" {
+	fs_tmpfs "$BATS_TEST_TMPDIR/mem" 80m
+	run "$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id t "$FIX/file_read.yaml" \
+		--set "file_read.params.dir=$BATS_TEST_TMPDIR/mem" --set file_read.params.size=1MiB \
+		--set file_read.params.cache=cold --set file_read.params.order=sequential
+	[ "$status" -eq 1 ]
+	run fs_reasons "$BATS_TEST_TMPDIR/out/t/results/file_read.json"
+	[[ "$output" == *"(tmpfs) is still cached"*"cannot be evicted"* ]] || { echo "$output"; return 1; }
+}
+
+@test "file_read: not enough free space is refused with the directory, need and free" {
+	fs_tmpfs "$BATS_TEST_TMPDIR/tiny" 8m
+	run "$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id t "$FIX/file_read.yaml" \
+		--set "file_read.params.dir=$BATS_TEST_TMPDIR/tiny" --set file_read.params.size=32MiB \
+		--set file_read.params.cache=warm --set file_read.params.order=sequential
+	[ "$status" -eq 1 ]
+	run fs_reasons "$BATS_TEST_TMPDIR/out/t/results/file_read.json"
+	[[ "$output" == *"not enough free space in '$BATS_TEST_TMPDIR/tiny'"*"needs 96 MiB"*"MiB free"* ]] ||
+		{ echo "$output"; return 1; }
+	run ls -A "$BATS_TEST_TMPDIR/tiny"
+	[ -z "$output" ] || { echo "left behind: $output"; return 1; }
+}
+
+@test "file_read: Ctrl-C while the file is written leaves no half-written file" {
+	"$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id t "$FIX/file_read.yaml" \
+		--set "file_read.params.dir=$FSDIR" --set file_read.params.size=3GiB \
+		--set file_read.params.cache=warm --set file_read.params.order=sequential \
+		>/dev/null 2>&1 &
+	pid=$!
+	# wait for the point's process (the runner's child), then let it write
+	for i in $(seq 50); do
+		pgrep -P "$pid" >/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || :
+	run ls -A "$FSDIR"
+	[ -z "$output" ] || { echo "left behind: $output"; return 1; }
+}
