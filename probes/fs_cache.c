@@ -1,0 +1,343 @@
+/*
+ * fs_cache - the size of the file cache: the time to read a file a second
+ * time, per block, by file size (the seeds' method).
+ *
+ * What:   setup reads a test file of `size` bytes once (buffered); each
+ *         sample reads the whole file again, `block` bytes per pread(), in
+ *         file order, and reports the mean time per block.  While the file
+ *         fits in the page cache the second read is a memory copy; past it,
+ *         the pages read first have been reclaimed and the second read goes
+ *         to the device: the knee of the curve is the file cache available.
+ * Unit:   µs per block; metrics p50_us, p99_us, mib_per_s, resident (share
+ *         of the file cached before the pass, mincore), limit (bytes, 0 =
+ *         none), and at setup the kernel's MemTotal, MemAvailable and
+ *         Cached (bytes) to set the knee beside.
+ * Method: with `limit` > 0 the probe's process is moved into a child memory
+ *         cgroup of its own (v1: memory.limit_in_bytes; v2: memory.max)
+ *         named sysmeter-fs-PID, so the knee of a chosen limit is found
+ *         quickly instead of writing twice the RAM; the cgroup is removed
+ *         at teardown, and leftovers of killed points (empty) by the next
+ *         setup.  The file's pages are evicted (fadvise DONTNEED) before the
+ *         first read so they are charged to this cgroup.  No cgroup memory
+ *         controller or no permission: the point is skipped with the reason
+ *         (limit=0 measures the whole machine).  One pass is one sample
+ *         (fixed_iterations = 1); every block is summed.
+ * Confounders: the kernel's active and inactive LRU lists make the knee
+ *         soft: a file read twice is promoted to the active list, and
+ *         reclaim under the limit evicts partly from each; read-ahead
+ *         brings pages back in large batches; the cgroup also charges the
+ *         process's own memory and some kernel memory, so the knee lies a
+ *         little below the limit.  Without a limit, the knee is about
+ *         MemAvailable, not MemTotal (kernel, other processes, dirty pages).
+ */
+#include "fs_common.h"
+#include "probe_time.h"
+
+enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVAIL,
+       FC_M_CACHED };
+
+#define FC_PREFIX "sysmeter-fs-"
+
+struct fc_cfg {
+	const char *dir;
+	uint64_t size, block, limit;
+	int64_t seed;
+};
+
+struct fc_state {
+	double hz;
+	int fd;
+	uint64_t size, block, nblocks, sum, bytes, limit;
+	double *lat, meminfo[3];
+	char path[4096], cg[4096], cg_parent[4096];
+};
+
+static const struct probe_param fc_params[] = {
+	PROBE_PARAM_STRING(struct fc_cfg, dir, FS_DEFAULT_DIR,
+		"directory of the test files (kept and reused across runs)"),
+	PROBE_PARAM_SIZE(struct fc_cfg, size, "64MiB", "test file size", 4096, 1099511627776.0),
+	PROBE_PARAM_SIZE(struct fc_cfg, block, "4KiB", "bytes per read", 512, 67108864),
+	PROBE_PARAM_SIZE(struct fc_cfg, limit, "256MiB",
+		"memory limit of the probe's own cgroup; 0 = none (the whole machine)", 0,
+		1099511627776.0),
+	PROBE_PARAM_INT(struct fc_cfg, seed, "1", "content seed of the test file", 0, 1e15),
+	PROBE_PARAM_END,
+};
+
+static const struct probe_metric fc_metrics[] = {
+	[FC_M_P50] = { "p50_us", "us", "median time of one block read in the pass" },
+	[FC_M_P99] = { "p99_us", "us", "99th percentile of one block read in the pass" },
+	[FC_M_MIBS] = { "mib_per_s", "MiB/s", "bytes read over the summed read times" },
+	[FC_M_RES] = { "resident", "ratio", "share of the file cached before the pass (mincore)" },
+	[FC_M_LIMIT] = { "limit", "bytes", "memory limit of the probe's cgroup (0 = none)" },
+	[FC_M_TOTAL] = { "mem_total", "bytes", "MemTotal at setup (/proc/meminfo)" },
+	[FC_M_AVAIL] = { "mem_available", "bytes", "MemAvailable at setup" },
+	[FC_M_CACHED] = { "cached", "bytes", "Cached at setup" },
+	{ .name = NULL },
+};
+
+static void fc_meminfo(double v[3])
+{
+	static const char *const keys[3] = { "MemTotal:", "MemAvailable:", "Cached:" };
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+
+	v[0] = v[1] = v[2] = NAN;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int i = 0; i < 3; i++)
+			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
+				v[i] = strtod(line + strlen(keys[i]), NULL) * 1024.0;
+	fclose(f);
+}
+
+static int fc_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+/* The memory controller's directory of this process's cgroup (v1, else a
+   v2 hierarchy with the memory controller), or -ENOENT. */
+static int fc_cgroup_base(char *base, size_t blen, int *v2)
+{
+	static const char *const v2roots[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096], rel1[4096] = "", rel2[4096] = "", p[4200], ctl[512];
+	struct stat sb;
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+
+		if (!b)
+			continue;
+		b[strcspn(b, "\n")] = 0;
+		if (strncmp(a, ":memory:", 8) == 0 || strstr(a, ",memory:") ||
+		    strstr(a, ":memory,"))
+			snprintf(rel1, sizeof(rel1), "%s", b + 1);
+		else if (strncmp(line, "0::", 3) == 0)
+			snprintf(rel2, sizeof(rel2), "%s", b + 1);
+	}
+	fclose(f);
+	if (rel1[0] && stat("/sys/fs/cgroup/memory/memory.limit_in_bytes", &sb) == 0) {
+		*v2 = 0;
+		snprintf(base, blen, "/sys/fs/cgroup/memory%s", strcmp(rel1, "/") ? rel1 : "");
+		return 0;
+	}
+	for (int i = 0; i < 2 && rel2[0]; i++) {
+		snprintf(p, sizeof(p), "%s/cgroup.controllers", v2roots[i]);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (!fgets(ctl, sizeof(ctl), f))
+			ctl[0] = 0;
+		fclose(f);
+		if (strstr(ctl, "memory")) {
+			*v2 = 1;
+			snprintf(base, blen, "%s%s", v2roots[i], strcmp(rel2, "/") ? rel2 : "");
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* rmdir leftover sysmeter-fs-* cgroups (a killed point's; empty ones go). */
+static void fc_clean_cgroups(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	char p[4400];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, FC_PREFIX, strlen(FC_PREFIX)) == 0) {
+			snprintf(p, sizeof(p), "%s/%s", base, e->d_name);
+			rmdir(p);
+		}
+	closedir(d);
+}
+
+static int fc_cgroup(struct fc_state *st, uint64_t limit, char *err, size_t errlen)
+{
+	char p[4400], num[32];
+	int v2 = 0, rc;
+
+	if (fc_cgroup_base(st->cg_parent, sizeof(st->cg_parent), &v2) != 0) {
+		snprintf(err, errlen, "no cgroup memory controller (v1 or v2) for a memory limit: "
+			 "set limit=0 to measure the whole machine");
+		return PROBE_SKIP;
+	}
+	fc_clean_cgroups(st->cg_parent);
+	snprintf(st->cg, sizeof(st->cg), "%s/" FC_PREFIX "%ld", st->cg_parent, (long)getpid());
+	if (mkdir(st->cg, 0755) != 0 && errno != EEXIST) {
+		rc = errno;
+		snprintf(err, errlen, "cannot create cgroup '%s' for the memory limit: %s (needs "
+			 "root; limit=0 measures the whole machine)", st->cg, strerror(rc));
+		st->cg[0] = 0;
+		return PROBE_SKIP;
+	}
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)limit);
+	snprintf(p, sizeof(p), "%s/%s", st->cg, v2 ? "memory.max" : "memory.limit_in_bytes");
+	if ((rc = fc_write(p, num)) != 0) {
+		snprintf(err, errlen, "write %s to '%s': %s", num, p, strerror(-rc));
+		return rc;
+	}
+	snprintf(num, sizeof(num), "%ld", (long)getpid());
+	snprintf(p, sizeof(p), "%s/cgroup.procs", st->cg);
+	if ((rc = fc_write(p, num)) != 0) {
+		snprintf(err, errlen, "move pid %s into '%s': %s", num, st->cg, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int fc_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
+{
+	const struct fc_cfg *c = cfg;
+	struct fc_state *st = state;
+	char dir[4096];
+	int made, rc;
+
+	st->fd = -1;
+	st->hz = h->tsc_hz;
+	st->block = c->block;
+	st->size = c->size / c->block * c->block;
+	st->nblocks = st->size / st->block;
+	if (st->nblocks < 1) {
+		snprintf(err, errlen, "block is larger than the file");
+		return -EINVAL;
+	}
+	fc_meminfo(st->meminfo);
+	st->limit = c->limit;
+	if (c->limit && (rc = fc_cgroup(st, c->limit, err, errlen)) != 0)
+		return rc;
+	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
+	if (rc)
+		return rc;
+	rc = fs_file(dir, st->size, (uint64_t)c->seed, st->path, sizeof(st->path), &made, err,
+		     errlen);
+	if (rc)
+		return rc;
+	st->fd = open(st->path, O_RDONLY | O_CLOEXEC);
+	if (st->fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "open '%s': %s", st->path, strerror(-rc));
+		return rc;
+	}
+	st->lat = malloc((size_t)st->nblocks * sizeof(*st->lat));
+	if (!st->lat) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* pages cached by someone else are charged elsewhere: start empty */
+	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_DONTNEED);
+	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return fs_warm(st->fd, st->size, &st->sum, err, errlen);
+}
+
+static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
+		     size_t errlen)
+{
+	struct fc_state *st = state;
+	double res = fs_resident(st->fd, st->size);
+	uint64_t ticks = 0, t0, t1, sum = 0;
+	char *buf = malloc((size_t)st->block);
+
+	(void)iterations;	/* fixed: one pass */
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < st->nblocks; i++) {
+		ssize_t r;
+
+		t0 = pt_start();
+		r = pread(st->fd, buf, (size_t)st->block, (off_t)(i * st->block));
+		t1 = pt_stop();
+		if (r != (ssize_t)st->block) {
+			int e = r < 0 ? errno : EIO;
+
+			free(buf);
+			snprintf(err, errlen, "pread at %llu of '%s': %s",
+				 (unsigned long long)(i * st->block), st->path,
+				 r < 0 ? strerror(e) : "short read");
+			return -e;
+		}
+		sum += fs_sum(buf, (size_t)st->block);
+		ticks += t1 - t0;
+		st->lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+	}
+	free(buf);
+	pt_sink_u64(sum);
+	st->sum += sum;
+	st->bytes += st->size;
+	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)st->nblocks;
+	out->extra[FC_M_P50] = fs_quantile(st->lat, (size_t)st->nblocks, 0.5);
+	out->extra[FC_M_P99] = fs_quantile(st->lat, (size_t)st->nblocks, 0.99);
+	out->extra[FC_M_MIBS] = (double)st->size / 1048576.0 /
+				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+	out->extra[FC_M_RES] = res;
+	out->extra[FC_M_LIMIT] = (double)st->limit;
+	out->extra[FC_M_TOTAL] = st->meminfo[0];
+	out->extra[FC_M_AVAIL] = st->meminfo[1];
+	out->extra[FC_M_CACHED] = st->meminfo[2];
+	return 0;
+}
+
+static int fc_sanity(void *state, char *err, size_t errlen)
+{
+	const struct fc_state *st = state;
+
+	if (st->bytes && !st->sum) {
+		snprintf(err, errlen, "%llu bytes read summed to 0", (unsigned long long)st->bytes);
+		return -1;
+	}
+	return 0;
+}
+
+static void fc_teardown(void *state)
+{
+	struct fc_state *st = state;
+	char p[4400], num[32];
+
+	if (st->fd >= 0)
+		close(st->fd);
+	free(st->lat);
+	if (st->cg[0]) {
+		snprintf(num, sizeof(num), "%ld", (long)getpid());
+		snprintf(p, sizeof(p), "%s/cgroup.procs", st->cg_parent);
+		(void)fc_write(p, num);
+		rmdir(st->cg);
+	}
+}
+
+PROBE_DEFINE = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "fs_cache",
+	.version = "1.0",
+	.summary = "second-read time per block by file size: the knee is the file cache",
+	.unit = "us",
+	.bigger_is_better = 0,
+	.params = fc_params,
+	.metrics = fc_metrics,
+	.config_size = sizeof(struct fc_cfg),
+	.state_size = sizeof(struct fc_state),
+	.needs_counter_hz = 1,
+	.fixed_iterations = 1,
+	.setup = fc_setup,
+	.sample = fc_sample,
+	.sanity = fc_sanity,
+	.teardown = fc_teardown,
+};
