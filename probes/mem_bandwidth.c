@@ -4,7 +4,8 @@
  *
  * What:   how many bytes per second the cores move between registers and
  *         the level of the hierarchy that holds `size` bytes; with the
- *         default size (8 x the last-level cache from sysfs) that is DRAM.
+ *         default size (8 x the last-level cache from sysfs, capped at
+ *         1 GiB or 2 x LLC) that is DRAM.
  * Unit:   GB/s (10^9 bytes per second), bigger is better.  Bytes are
  *         counted as STREAM does: read, write, write_nt and memset count
  *         the bytes of the buffer once per pass; copy and memcpy count the
@@ -72,6 +73,7 @@
 #include "probe.h"
 #include "probe_time.h"
 
+#define MB_SIZE_CAP (1024.0 * 1024 * 1024)	/* default size: at most this, or 2 x LLC */
 #define MB_MAX_THREADS 256
 #define MB_CHUNK 256		/* slice sizes are a multiple of this */
 #define MB_BLOCK (64u << 10)	/* one operation: this many bytes per thread */
@@ -135,7 +137,7 @@ static const struct probe_param mb_params[] = {
 		"read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
 		"read|write|write_nt|copy|memset|memcpy"),
 	PROBE_PARAM_SIZE(struct mb_cfg, size, "0",
-		"bytes per array, split among the threads; 0 = 8 x the last-level cache",
+		"bytes per array, split among the threads; 0 = 8 x the LLC, at most 1 GiB or 2 x LLC",
 		0, 1099511627776.0),
 	PROBE_PARAM_INT(struct mb_cfg, threads, "1",
 		"threads, each pinned to its own CPU (at most the online CPUs)",
@@ -479,10 +481,16 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	if (size <= 0) {
 		size_t llc = mb_llc_bytes();
 
+		/* 8 x the LLC, as lmbench sizes its buffers, but at most 1 GiB
+		   unless 2 x the LLC is more: a VM reports the host's whole L3
+		   (260 MiB on a Xeon guest here), of which it owns a share, and
+		   every round of every point first-touches the buffer again. */
 		size = llc ? 8.0 * (double)llc : 256.0 * 1024 * 1024;
+		if (llc && size > MB_SIZE_CAP)
+			size = 2.0 * (double)llc > MB_SIZE_CAP ? 2.0 * (double)llc : MB_SIZE_CAP;
 		if (h->log)
 			h->log(h, PROBE_LOG_INFO, "mem_bandwidth: size %.0f MiB (%s)",
-			       size / 1048576, llc ? "8 x the last-level cache in sysfs"
+			       size / 1048576, llc ? "8 x the last-level cache in sysfs, capped"
 						   : "no cache size in sysfs: 256 MiB");
 	}
 	st->nthreads = n;
