@@ -51,14 +51,19 @@ ok = [k for k in keys if all(num(r[k], "estimate") is not None and isinstance(r[
                              and None not in r[k]["ci"] for r in runs)]
 inside = total = 0
 spreads, halfs = [], []
+by_exp = {}
 for k in ok:
     ps = [r[k] for r in runs]
+    e = by_exp.setdefault(k.split(" ", 1)[0], [0, 0])
     for a in ps:
         for b in ps:
             if a is b:
                 continue
             total += 1
-            inside += b["ci"][0] <= a["estimate"] <= b["ci"][1]
+            hit = b["ci"][0] <= a["estimate"] <= b["ci"][1]
+            inside += hit
+            e[0] += hit
+            e[1] += 1
     es = sorted(num(p, "estimate_raw") or p["estimate"] for p in ps)
     med = es[1]
     if med:
@@ -78,6 +83,7 @@ print("points with a number in all 3 runs: %d of %d" % (len(ok), len(keys)))
 if total:
     print("cross-run estimate inside the other run's 95 %% CI: %.0f %% of %d pairs (target >= 80 %%; 25 %% before rounds)"
           % (100.0 * inside / total, total))
+print("  by experiment: " + ", ".join("%s %.0f %%" % (x, 100.0 * h / n) for x, (h, n) in sorted(by_exp.items())))
 print("run-to-run spread of an estimate (before subtraction): median %.1f %%, 90th percentile %.1f %% (8.4 %% / 43 %% before)"
       % (100 * q(spreads, 0.5), 100 * q(spreads, 0.9)))
 print("CI half-width / estimate (before subtraction): median %.2f %%, 90th percentile %.2f %%" % (100 * q(halfs, 0.5), 100 * q(halfs, 0.9)))
