@@ -41,13 +41,15 @@ enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVA
 struct fc_cfg {
 	const char *dir;
 	uint64_t size, block, limit;
-	int64_t seed;
+	int64_t seed, reads;
+	int order;
 };
 
 struct fc_state {
 	double hz;
 	int fd;
-	uint64_t size, block, nblocks, sum, bytes, limit;
+	uint64_t size, block, nblocks, sum, bytes, limit, nreads, pos, *order;
+	int random;
 	double *lat, meminfo[3];
 	char path[4096], cg[4096], cg_parent[4096];
 };
@@ -61,6 +63,12 @@ static const struct probe_param fc_params[] = {
 		"memory limit of the probe's own cgroup; 0 = none (the whole machine)", 0,
 		1099511627776.0),
 	PROBE_PARAM_INT(struct fc_cfg, seed, "1", "content seed of the test file", 0, 1e15),
+	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random",
+		"second read: random = `reads` blocks of a seeded permutation, readahead off "
+		"(each block's own time: cached copy or device read); sequential = the whole "
+		"file in order, readahead on (hides device reads)", "random|sequential"),
+	PROBE_PARAM_INT(struct fc_cfg, reads, "2048",
+		"blocks read per pass in random order (0 = every block)", 0, 1e12),
 	PROBE_PARAM_END,
 };
 
@@ -219,16 +227,21 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		snprintf(err, errlen, "block is larger than the file");
 		return -EINVAL;
 	}
+	st->random = c->order == 0;
+	st->nreads = st->random && c->reads > 0 && (uint64_t)c->reads < st->nblocks
+		     ? (uint64_t)c->reads : st->nblocks;
 	fc_meminfo(st->meminfo);
 	st->limit = c->limit;
-	if (c->limit && (rc = fc_cgroup(st, c->limit, err, errlen)) != 0)
-		return rc;
 	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
 	if (rc)
 		return rc;
+	/* written (first time) outside the cgroup: its dirty pages and writeback
+	   are not the measured cache's */
 	rc = fs_file(dir, st->size, (uint64_t)c->seed, st->path, sizeof(st->path), &made, err,
 		     errlen);
 	if (rc)
+		return rc;
+	if (c->limit && (rc = fc_cgroup(st, c->limit, err, errlen)) != 0)
 		return rc;
 	st->fd = open(st->path, O_RDONLY | O_CLOEXEC);
 	if (st->fd < 0) {
@@ -236,15 +249,20 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		snprintf(err, errlen, "open '%s': %s", st->path, strerror(-rc));
 		return rc;
 	}
-	st->lat = malloc((size_t)st->nblocks * sizeof(*st->lat));
-	if (!st->lat) {
+	st->lat = malloc((size_t)st->nreads * sizeof(*st->lat));
+	st->order = fs_order(st->nblocks, st->random, h->seed ^ 0x66735f6361636865ull);
+	if (!st->lat || !st->order) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	/* pages cached by someone else are charged elsewhere: start empty */
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_DONTNEED);
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	return fs_warm(st->fd, st->size, &st->sum, err, errlen);
+	rc = fs_warm(st->fd, st->size, &st->sum, err, errlen);
+	/* random: each timed read is that block alone (no readahead) */
+	if (!rc && st->random)
+		(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_RANDOM);
+	return rc;
 }
 
 static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
@@ -260,18 +278,20 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (uint64_t i = 0; i < st->nblocks; i++) {
+	for (uint64_t i = 0; i < st->nreads; i++) {
+		uint64_t b = st->order[st->pos];
 		ssize_t r;
 
+		st->pos = st->pos + 1 < st->nblocks ? st->pos + 1 : 0;
 		t0 = pt_start();
-		r = pread(st->fd, buf, (size_t)st->block, (off_t)(i * st->block));
+		r = pread(st->fd, buf, (size_t)st->block, (off_t)(b * st->block));
 		t1 = pt_stop();
 		if (r != (ssize_t)st->block) {
 			int e = r < 0 ? errno : EIO;
 
 			free(buf);
 			snprintf(err, errlen, "pread at %llu of '%s': %s",
-				 (unsigned long long)(i * st->block), st->path,
+				 (unsigned long long)(b * st->block), st->path,
 				 r < 0 ? strerror(e) : "short read");
 			return -e;
 		}
@@ -282,11 +302,11 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	free(buf);
 	pt_sink_u64(sum);
 	st->sum += sum;
-	st->bytes += st->size;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)st->nblocks;
-	out->extra[FC_M_P50] = fs_quantile(st->lat, (size_t)st->nblocks, 0.5);
-	out->extra[FC_M_P99] = fs_quantile(st->lat, (size_t)st->nblocks, 0.99);
-	out->extra[FC_M_MIBS] = (double)st->size / 1048576.0 /
+	st->bytes += st->nreads * st->block;
+	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)st->nreads;
+	out->extra[FC_M_P50] = fs_quantile(st->lat, (size_t)st->nreads, 0.5);
+	out->extra[FC_M_P99] = fs_quantile(st->lat, (size_t)st->nreads, 0.99);
+	out->extra[FC_M_MIBS] = (double)(st->nreads * st->block) / 1048576.0 /
 				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
 	out->extra[FC_M_RES] = res;
 	out->extra[FC_M_LIMIT] = (double)st->limit;
@@ -315,6 +335,7 @@ static void fc_teardown(void *state)
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->lat);
+	free(st->order);
 	if (st->cg[0]) {
 		snprintf(num, sizeof(num), "%ld", (long)getpid());
 		snprintf(p, sizeof(p), "%s/cgroup.procs", st->cg_parent);
