@@ -1,0 +1,109 @@
+#!/bin/sh
+# Bench fragment for the file-system probes (tools/bench.sh runs it with
+# BUILD and RUNNER in the environment).  Prints figures, asserts nothing:
+#  - file_read 4 KiB random O_DIRECT reads (queue depth 1): median latency
+#    beside fio's (psync, iodepth 1) on the same file (target within 10 %);
+#  - 1 MiB sequential O_DIRECT throughput beside fio's (target within 10 %);
+#  - the cached re-read rate (file_read warm, 4 KiB) beside dd bs=4k of the
+#    same cached file;
+#  - the wall time of the four file-system specs (file_read, read_apis,
+#    file_cache_size, contention) in $FS_BENCH_DIR: the first run (creates
+#    the files that are missing) and a second (files exist; budget 2 min).
+# Settings: FS_BENCH_DIR (default /var/tmp/sysmeter-files, shared with make
+# run), FS_BENCH_SIZE (the test file of the fio comparisons, default 1GiB),
+# FS_BENCH_SPECS=0 skips the spec timings, FS_BENCH_QUICK=1 runs them --quick.
+# fio is installed with apt-get when missing (root), else skipped.
+set -u
+: "${BUILD:=build}"
+: "${RUNNER:=$PWD/$BUILD/runner}"
+DIR=${FS_BENCH_DIR:-/var/tmp/sysmeter-files}
+SIZE=${FS_BENCH_SIZE:-1GiB}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sysmeter-bench-fs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$DIR"
+
+run() {
+	id=$1
+	shift
+	"$RUNNER" -q --no-report -o "$tmp/out" --run-id "$id" "$@" >/dev/null 2>"$tmp/err" ||
+		echo "  (runner exited $? on $*: $(head -c 300 "$tmp/err"))"
+}
+
+# val ID EXP FIELD: the first point's estimate (FIELD=estimate) or an extra's median
+val() {
+	python3 - "$tmp/out/$1/results/$2.json" "$3" <<'PY'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))["points"][0]
+    v = p["estimate"] if sys.argv[2] == "estimate" else p["extra"][sys.argv[2]]["median"]
+    print("%.4g" % v)
+except Exception as e:
+    print("n/a")
+PY
+}
+
+if ! command -v fio >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	echo "installing fio (apt-get)"
+	apt-get install -y -q fio >/dev/null 2>&1 || echo "  (apt-get install fio failed)"
+fi
+
+echo "== file_read vs fio on a $SIZE file in $DIR"
+fr="--set file_read.params.dir=$DIR --set file_read.params.size=$SIZE"
+run rnd specs/file_read.yaml $fr --set file_read.params.order=random \
+	--set file_read.params.cache=direct --set file_read.rounds=1
+run seq specs/file_read.yaml $fr --set file_read.params.order=sequential \
+	--set file_read.params.cache=direct --set file_read.params.block=1MiB \
+	--set file_read.rounds=1
+run warm specs/file_read.yaml $fr --set file_read.params.order=sequential \
+	--set file_read.params.cache=warm --set file_read.rounds=1
+file=$(ls "$DIR"/sysmeter-*-0000000000000001.dat 2>/dev/null | while read -r f; do
+	[ "$(stat -c %s "$f")" = "$(numfmt --from=iec-i --suffix=B "${SIZE}" 2>/dev/null |
+		tr -d B)" ] && echo "$f"; done | head -1)
+seq_us=$(val seq file_read estimate)
+echo "4 KiB random O_DIRECT QD1 median: file_read $(val rnd file_read p50_us) us"
+echo "1 MiB sequential O_DIRECT: file_read $(python3 -c "
+try: print('%.0f' % (1e6 / float('$seq_us')))
+except Exception: print('n/a')") MiB/s"
+if command -v fio >/dev/null 2>&1 && [ -n "$file" ]; then
+	fio --name=r --filename="$file" --readonly --rw=randread --bs=4k --direct=1 \
+		--ioengine=psync --iodepth=1 --runtime=5 --time_based --output-format=json \
+		>"$tmp/fio1.json" 2>/dev/null
+	fio --name=s --filename="$file" --readonly --rw=read --bs=1M --direct=1 \
+		--ioengine=psync --iodepth=1 --runtime=5 --time_based --output-format=json \
+		>"$tmp/fio2.json" 2>/dev/null
+	python3 - "$tmp/fio1.json" "$tmp/fio2.json" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+    print("4 KiB random O_DIRECT QD1 median: fio      %.4g us" %
+          (r["clat_ns"]["percentile"]["50.000000"] / 1000))
+    s = json.load(open(sys.argv[2]))["jobs"][0]["read"]
+    print("1 MiB sequential O_DIRECT: fio      %.0f MiB/s" % (s["bw_bytes"] / 1048576))
+except Exception as e:
+    print("  (fio output unreadable: %s)" % e)
+PY
+else
+	echo "  (fio not available or the test file not found: no comparison)"
+fi
+warm=$(val warm file_read estimate)
+echo "cached 4 KiB re-read: file_read $(python3 -c "
+try: print('%.0f' % (4096 / float('$warm')))
+except Exception: print('n/a')") MB/s (${warm} us per block)"
+if [ -n "$file" ]; then
+	cat "$file" >/dev/null
+	dd if="$file" of=/dev/null bs=4k 2>&1 | tail -1 | sed 's/^/cached 4 KiB re-read: dd bs=4k: /'
+fi
+
+if [ "${FS_BENCH_SPECS:-1}" != 0 ]; then
+	q=
+	[ "${FS_BENCH_QUICK:-0}" = 1 ] && q=--quick
+	for pass in first second; do
+		t0=$(date +%s.%N)
+		for s in file_read read_apis file_cache_size contention; do
+			run "$pass-$s" $q specs/$s.yaml --set "$s.params.dir=$DIR"
+		done
+		t1=$(date +%s.%N)
+		echo "four file-system specs${q:+ ($q)}, $pass run: $(python3 -c "print('%.0f' % ($t1 - $t0))") s"
+	done
+	echo "files in $DIR: $(du -sh "$DIR" | cut -f1)"
+fi
