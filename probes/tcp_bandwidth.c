@@ -89,10 +89,10 @@ static void bw_server(int lfd, void *arg)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
 	if (tp_write_all(fd, &cpu, sizeof cpu) < 0)
 		return;
-	while (tp_read_all(fd, hdr, 16) == 0 && tp_get_le64(hdr) == TP_SINK_MAGIC) {
+	while (tp_read_all(fd, hdr, 16) == 0 && tp_get_le64(hdr) == SERVE_SINK_MAGIC) {
 		uint64_t len = tp_get_le64(hdr + 8), got = 0, t0 = 0, t = 0, bin = 0, in_bin = 0,
 			 peak = 0;
-		struct tp_ck ck = {0};
+		struct serve_ck ck = {0};
 
 		if (len == 0)
 			return;
@@ -109,11 +109,11 @@ static void bw_server(int lfd, void *arg)
 				in_bin = 0;
 			}
 			in_bin += (uint64_t)r;
-			tp_ck_update(&ck, buf, (size_t)r);
+			serve_ck_update(&ck, buf, (size_t)r);
 			got += (uint64_t)r;
 		}
 		tp_le64(ack, got);
-		tp_le64(ack + 8, tp_ck_final(&ck));
+		tp_le64(ack + 8, serve_ck_final(&ck));
 		tp_le64(ack + 16, t - t0);
 		tp_le64(ack + 24, peak * (1000000000ull / TP_BIN_NS));
 		tp_le64(ack + 32, (uint64_t)sched_getcpu());
@@ -221,13 +221,13 @@ static int bw_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	int mtu;
 
 	if (s->ck_iters != iterations) {	/* what the receiver must find */
-		struct tp_ck ck = {0};
+		struct serve_ck ck = {0};
 		for (uint64_t i = 0; i < iterations; i++)
-			tp_ck_update(&ck, s->buf, s->msg);
-		s->ck = tp_ck_final(&ck);
+			serve_ck_update(&ck, s->buf, s->msg);
+		s->ck = serve_ck_final(&ck);
 		s->ck_iters = iterations;
 	}
-	tp_le64(hdr, TP_SINK_MAGIC);
+	tp_le64(hdr, SERVE_SINK_MAGIC);
 	tp_le64(hdr + 8, len);
 	t0 = tp_now_ns();
 	if (tp_write_all(s->fd, hdr, sizeof hdr) < 0 || bw_send(s, iterations) < 0) {

@@ -41,47 +41,13 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "serve/wire.h"	/* protocol version, SINK magic, stream checksum */
 
 /* Each probe uses a part of what follows. */
 #pragma GCC diagnostic ignored "-Wunused-function"
 
-#define TP_PROTO_VERSION 1		/* runner/serve/serve.h SERVE_PROTO_VERSION */
-#define TP_SINK_MAGIC 0x314b4e49534d5953ull	/* SERVE_SINK_MAGIC */
 #define TP_IO_TIMEOUT_MS 10000		/* a silent peer fails the sample after this */
 #define TP_BIN_NS 5000000ull		/* the receiver's peak-rate bin */
-
-/* ---- the stream checksum (serve_ck_* in runner/serve/proto.c) ----------- */
-
-struct tp_ck { uint64_t sum, idx, carry; unsigned ncarry; };
-
-static inline void tp_ck_update(struct tp_ck *c, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint64_t sum = c->sum, idx = c->idx, w;
-
-	while (c->ncarry && len) {
-		c->carry |= (uint64_t)*p++ << (8 * c->ncarry);
-		len--;
-		if (++c->ncarry == 8) {
-			sum += c->carry ^ (idx++ * 0x9e3779b97f4a7c15ull);
-			c->carry = 0;
-			c->ncarry = 0;
-		}
-	}
-	for (; len >= 8; len -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		sum += w ^ (idx++ * 0x9e3779b97f4a7c15ull);
-	}
-	for (size_t i = 0; i < len; i++)
-		c->carry |= (uint64_t)p[i] << (8 * c->ncarry++);
-	c->sum = sum;
-	c->idx = idx;
-}
-
-static inline uint64_t tp_ck_final(const struct tp_ck *c)
-{
-	return c->sum + (c->ncarry ? (c->carry ^ (c->idx * 0x9e3779b97f4a7c15ull)) + c->ncarry : 0);
-}
 
 /* ---- I/O ---------------------------------------------------------------- */
 
@@ -351,7 +317,7 @@ static int tp_hello(const struct tp *t, int fd, const char *request, int *cpu, c
 	char line[300], msg[300], mac[65] = "-", nonce[40], kind[8];
 	int v = 0;
 
-	snprintf(line, sizeof line, "SYSMETER %d HELLO\n", TP_PROTO_VERSION);
+	snprintf(line, sizeof line, "SYSMETER %d HELLO\n", SERVE_PROTO_VERSION);
 	if (tp_write_all(fd, line, strlen(line)) < 0) {
 		snprintf(err, errlen, "peer %s: %s", t->where, strerror(errno));
 		return -EPROTO;
@@ -363,9 +329,9 @@ static int tp_hello(const struct tp *t, int fd, const char *request, int *cpu, c
 			 line);
 		return -EPROTO;
 	}
-	if (v != TP_PROTO_VERSION) {
+	if (v != SERVE_PROTO_VERSION) {
 		snprintf(err, errlen, "peer %s speaks protocol version %d, this probe speaks %d: "
-			 "run the same sysmeter version on both ends", t->where, v, TP_PROTO_VERSION);
+			 "run the same sysmeter version on both ends", t->where, v, SERVE_PROTO_VERSION);
 		return -EPROTO;
 	}
 	if (sscanf(line, "SYSMETER %*d CHALLENGE %32s %7s", nonce, kind) != 2) {

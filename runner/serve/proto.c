@@ -202,32 +202,3 @@ int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *er
 		 line + 6 + strlen(r->mac));
 	return 0;
 }
-
-void serve_ck_update(struct serve_ck *c, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint64_t sum = c->sum, idx = c->idx, w;
-
-	while (c->ncarry && len) {	/* finish a word begun last time */
-		c->carry |= (uint64_t)*p++ << (8 * c->ncarry);
-		len--;
-		if (++c->ncarry == 8) {
-			sum += c->carry ^ (idx++ * 0x9e3779b97f4a7c15ull);
-			c->carry = 0;
-			c->ncarry = 0;
-		}
-	}
-	for (; len >= 8; len -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		sum += w ^ (idx++ * 0x9e3779b97f4a7c15ull);
-	}
-	for (size_t i = 0; i < len; i++)
-		c->carry |= (uint64_t)p[i] << (8 * c->ncarry++);
-	c->sum = sum;
-	c->idx = idx;
-}
-
-uint64_t serve_ck_final(const struct serve_ck *c)
-{
-	return c->sum + (c->ncarry ? (c->carry ^ (c->idx * 0x9e3779b97f4a7c15ull)) + c->ncarry : 0);
-}

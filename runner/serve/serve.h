@@ -42,11 +42,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "serve/wire.h"
 
-#define SERVE_PROTO_VERSION 1
 #define SERVE_LINE_MAX 256
 #define SERVE_DEFAULT_PORT 7077
-#define SERVE_SINK_MAGIC 0x314b4e49534d5953ull	/* "SYSMSINK1" (LE, 8 bytes) */
 #define SERVE_ECHO_MAX (1u << 20)
 
 /* What a SINK frame is answered with (all little-endian u64). */
@@ -79,15 +78,6 @@ int serve_parse_hello(const char *line, size_t len, int *version, char *err, siz
 int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *err,
 		     size_t errlen);
 
-/* The checksum both ends compute over a byte stream: 64-bit words at
-   stream offsets (a tail shorter than a word kept in `carry`), each mixed
-   with its index.  Start from a zeroed struct. */
-struct serve_ck {
-	uint64_t sum, idx, carry;
-	unsigned ncarry;
-};
-void serve_ck_update(struct serve_ck *c, const void *buf, size_t len);
-uint64_t serve_ck_final(const struct serve_ck *c);
 
 struct serve_opts {
 	const char *listen;		/* "ADDR:PORT"; NULL = 127.0.0.1:SERVE_DEFAULT_PORT */
