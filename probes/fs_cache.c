@@ -320,11 +320,7 @@ static int fc_sanity(void *state, char *err, size_t errlen)
 {
 	const struct fc_state *st = state;
 
-	if (st->bytes && !st->sum) {
-		snprintf(err, errlen, "%llu bytes read summed to 0", (unsigned long long)st->bytes);
-		return -1;
-	}
-	return 0;
+	return fs_sanity_sum(st->bytes, st->sum, err, errlen);
 }
 
 static void fc_teardown(void *state)

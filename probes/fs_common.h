@@ -376,6 +376,17 @@ static inline int fs_evict(int fd, uint64_t size, const char *path, int *method,
 	return 0;
 }
 
+/* The sanity check every reader shares: bytes were read and really summed
+   (a sum of 0 over real random data means the reads were skipped). */
+static inline int fs_sanity_sum(uint64_t bytes, uint64_t sum, char *err, size_t errlen)
+{
+	if (bytes && !sum) {
+		snprintf(err, errlen, "%llu bytes read summed to 0", (unsigned long long)bytes);
+		return -1;
+	}
+	return 0;
+}
+
 /* Read the whole file once (buffered), so its pages are cached. */
 static inline int fs_warm(int fd, uint64_t size, uint64_t *sum, char *err, size_t errlen)
 {
