@@ -10,6 +10,7 @@ count() {   # count TAP lines in $log, print failures
 	p=$(grep -c '^ok ' "$log" | tr -d ' '); f=$(grep -c '^not ok ' "$log" | tr -d ' ')
 	s=$(grep -c '^ok .*# skip' "$log" | tr -d ' ')
 	pass=$((pass + p - s)); fail=$((fail + f)); skip=$((skip + s))
+	[ "$s" -gt 0 ] && grep '^ok .*# skip' "$log" | sed 's/^/    /'	# say what did not run, and why
 	if [ "$f" -gt 0 ] || [ "$1" -ne 0 -a "$p$f" = "00" ]; then
 		grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
 		[ "$p$f" = "00" ] && fail=$((fail + 1))
