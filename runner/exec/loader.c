@@ -830,14 +830,20 @@ static int meta_child(const char *stem, char *path, struct loaded_probe *out, ch
 	return rc;
 }
 
-int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen)
+/* Resolve `name`, open it with `how` (here, or in a child for metadata),
+   hash it; on any failure everything is released and -1 returned. */
+static int load(const char *name,
+		int (*how)(const char *stem, char *path, struct loaded_probe *out, char *err,
+			   size_t errlen),
+		struct loaded_probe *out, char *err, size_t errlen)
 {
 	char *stem, *path;
 
 	memset(out, 0, sizeof *out);
 	if (resolve(name, &stem, &path, err, errlen) == 0 &&
-	    open_here(stem, path, out, err, errlen) == 0) {
-		path = NULL;	/* out owns it */
+	    how(stem, path, out, err, errlen) == 0) {
+		out->path = path;	/* out owns it */
+		path = NULL;
 		if (hash_probe(stem, out, err, errlen) == 0) {
 			free(stem);
 			return 0;
@@ -849,24 +855,14 @@ int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t 
 	return -1;
 }
 
+int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen)
+{
+	return load(name, open_here, out, err, errlen);
+}
+
 int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen)
 {
-	char *stem, *path;
-
-	memset(out, 0, sizeof *out);
-	if (resolve(name, &stem, &path, err, errlen) == 0 &&
-	    meta_child(stem, path, out, err, errlen) == 0) {
-		out->path = path;
-		path = NULL;
-		if (hash_probe(stem, out, err, errlen) == 0) {
-			free(stem);
-			return 0;
-		}
-	}
-	loader_close(out);
-	free(stem);
-	free(path);
-	return -1;
+	return load(name, meta_child, out, err, errlen);
 }
 
 void loader_close(struct loaded_probe *lp)
