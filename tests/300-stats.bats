@@ -15,8 +15,9 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	f=$(r a fixed)
 	[ "$(json "$f" 'abs(d["points"][0]["estimate"] - 100) < 1')" = true ]
 	[ "$(json "$f" 'd["points"][0]["ci"][0] <= d["points"][0]["estimate"] <= d["points"][0]["ci"][1]')" = true ]
-	# 5 rounds (the default), the interval from their estimates
-	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = t_rounds ]
+	# 5 rounds (the default): their median, the interval their range (93.75 %)
+	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = median_rounds ]
+	[ "$(json "$f" 'd["points"][0]["ci_level"]')" = 0.9375 ]
 	[ "$(json "$f" 'd["points"][0]["n"]')" = 20 ]
 	[ "$(json "$f" 'len(d["points"][0]["rounds"])')" = 5 ]
 	[ "$(json "$f" 'd["points"][0]["cycles"]["estimate"] > 0')" = true ]
@@ -66,7 +67,7 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	n=$(json "$(r ad adaptive)" 'd["points"][0]["n"]')
 	[ "$n" -ge 5 ]
 	[ "$n" -lt 200 ]
-	[ "$(json "$(r ad adaptive)" 'd["points"][0]["ci_method"]')" = t_rounds ]
+	[ "$(json "$(r ad adaptive)" 'd["points"][0]["ci_method"]')" = median_rounds ]
 	[ "$(json "$(r ad adaptive)" '(d["points"][0]["ci"][1]-d["points"][0]["ci"][0])/2 <= 0.01*d["points"][0]["estimate"]')" = true ]
 }
 

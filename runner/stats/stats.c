@@ -380,6 +380,37 @@ double stats_quantile(const double *x, size_t n, double q)
 	return r;
 }
 
+/* The interval [x(j+1), x(n-j)] (1-based order statistics) covers the
+   median with probability 1 - 2 P(Bin(n, 1/2) <= j), whatever the
+   distribution: take the narrowest such pair that reaches `level`, or the
+   whole range when none does (n = 5 gives at most 93.75 %). */
+double stats_median_interval(const double *x, size_t n, double level, double *lo, double *hi,
+			     double *achieved)
+{
+	double *s, med;
+	size_t m, j = 0;
+
+	*lo = *hi = *achieved = NAN;
+	if (!(s = sorted_finite(x, n, &m)))
+		return NAN;
+	if (m == 0) {
+		free(s);
+		return NAN;
+	}
+	med = quantile_sorted(s, m, 0.5);
+	if (m >= 2) {
+		while (2 * (j + 1) < m &&
+		       1 - 2 * gsl_cdf_binomial_P((unsigned)(j + 1), 0.5, (unsigned)m) >= level)
+			j++;
+		*lo = s[j];
+		*hi = s[m - 1 - j];
+		*achieved = 1 - 2 * (j ? gsl_cdf_binomial_P((unsigned)j, 0.5, (unsigned)m)
+				       : pow(0.5, (double)m));
+	}
+	free(s);
+	return med;
+}
+
 /* ---- two-sample comparison --------------------------------------------- */
 
 static void welch(const double *a, size_t na, const double *b, size_t nb,

@@ -62,6 +62,15 @@ void stats_summarise(const double *x, size_t n, struct stats_summary *out);
    7).  q outside [0, 1]: NaN. */
 double stats_quantile(const double *x, size_t n, double q);
 
+/* The median of x (NaNs ignored) and a distribution-free interval for it
+   from order statistics: [x(j+1), x(n-j)] with the largest j whose
+   coverage 1 - 2 P(Bin(n, 1/2) <= j) is at least `level`; when even the
+   range falls short (n <= 5 at 95 %), the range.  *achieved: that
+   interval's coverage (0.9375 for n = 5).  Fewer than 2 values: lo, hi,
+   achieved NaN.  No memory or no values: NaN. */
+double stats_median_interval(const double *x, size_t n, double level, double *lo, double *hi,
+			     double *achieved);
+
 /* Two-sample comparison for `runner compare`: Welch's t-test on the means
    and Mann-Whitney U (normal approximation with tie correction).  Two-sided
    p-values; NaN when either side has n < 2.

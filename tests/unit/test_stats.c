@@ -445,6 +445,37 @@ static void test_compare(void)
 	}
 }
 
+/* The order-statistic interval for the median: the narrowest
+   [x(j+1), x(n-j)] reaching the level, its exact binomial coverage. */
+static void test_median_interval(void)
+{
+	static const double five[] = { 3, 1, 200, 2, 4 }, nine[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	static const double two[] = { 4, 2 }, gaps[] = { NAN, 5, 1, NAN, 3, 2, 4 };
+	double lo, hi, lvl, m;
+
+	m = stats_median_interval(five, 5, 0.95, &lo, &hi, &lvl);
+	is_num(m, 3, 0, "median of 5 with one far value");
+	is_num(lo, 1, 0, "5 values: the range (low)");
+	is_num(hi, 200, 0, "5 values: the range (high)");
+	is_num(lvl, 0.9375, 1e-12, "5 values: coverage 1 - 2/32");
+	/* n = 9: j = 1 covers 1 - 2 * 10/512 = 0.9609; j = 2 only 0.8203 */
+	m = stats_median_interval(nine, 9, 0.95, &lo, &hi, &lvl);
+	is_num(m, 5, 0, "median of 9");
+	is_num(lo, 2, 0, "9 values: the 2nd smallest");
+	is_num(hi, 8, 0, "9 values: the 2nd largest");
+	is_num(lvl, 1 - 20.0 / 512, 1e-12, "9 values: coverage");
+	/* a lower level narrows it: n = 9 at 80 %: j = 2 (0.8203) */
+	stats_median_interval(nine, 9, 0.80, &lo, &hi, &lvl);
+	ok(lo == 3 && hi == 7, "9 values at 80 %%: [x(3), x(7)]");
+	is_num(lvl, 1 - 2 * 46.0 / 512, 1e-12, "9 values at 80 %%: coverage");
+	m = stats_median_interval(two, 2, 0.95, &lo, &hi, &lvl);
+	ok(m == 3 && lo == 2 && hi == 4 && lvl == 0.5, "2 values: the range, 50 %%");
+	m = stats_median_interval(gaps, 7, 0.95, &lo, &hi, &lvl);
+	ok(m == 3 && lo == 1 && hi == 5, "NaNs are ignored (5 values left)");
+	m = stats_median_interval(five, 1, 0.95, &lo, &hi, &lvl);
+	ok(m == 3 && isnan(lo) && isnan(hi) && isnan(lvl), "1 value: a median, no interval");
+}
+
 int main(void)
 {
 	test_estimators();
@@ -453,6 +484,7 @@ int main(void)
 	test_quantiles();
 	test_ci_table();
 	test_bootstrap();
+	test_median_interval();
 	test_compare();
 	return done_testing();
 }

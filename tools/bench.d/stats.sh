@@ -11,28 +11,34 @@
 #  - the median CI half-width relative to estimate_raw;
 #  - how many points carry each sanity flag, and how many are not ok;
 #  - the wall time of each full run (budget: 2.5 minutes on 2 cores).
-# Asserts nothing.  SPECS= overrides the spec list.
+# Asserts nothing.  SPECS= overrides the spec list, RUNS= the number of runs
+# (default 3); KEEP=dir keeps the runs' results there for a later look.
 set -u
+: "${RUNS:=3}"
 : "${BUILD:=build}"
 : "${RUNNER:=$PWD/$BUILD/runner}"
 : "${SPECS:=$(grep -l '^group: *\(cpu\|memory\)' specs/*.yaml | tr '\n' ' ')}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sysmeter-bench-stats.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP" && tmp=$(cd "$KEEP" && pwd) || exit 1
+else
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+fi
 
 now() { date +%s.%N; }
 : >"$tmp/times"
-for i in 1 2 3; do
+for i in $(seq "$RUNS"); do
 	t0=$(now)
 	"$RUNNER" -q --no-report -o "$tmp/out" --run-id "run$i" $SPECS >/dev/null 2>"$tmp/err$i"
 	rc=$?
 	t1=$(now)
 	echo "$i $t0 $t1 $rc" >>"$tmp/times"
 done
-python3 - "$tmp" <<'PY'
+python3 - "$tmp" "$RUNS" <<'PY'
 import glob, json, os, sys
 tmp = sys.argv[1]
 runs = []
-for i in (1, 2, 3):
+for i in range(1, int(sys.argv[2]) + 1):
     pts = {}
     for f in glob.glob(os.path.join(tmp, "out", "run%d" % i, "results", "*.json")):
         d = json.load(open(f))
@@ -46,6 +52,13 @@ for line in open(os.path.join(tmp, "times")):
 def num(p, k):
     v = p.get(k)
     return v if isinstance(v, (int, float)) else None
+def q(v, f):
+    v = sorted(v)
+    if not v:
+        return float("nan")
+    x = f * (len(v) - 1)
+    i = int(x)
+    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (x - i)
 keys = sorted(set.intersection(*(set(r) for r in runs))) if runs else []
 ok = [k for k in keys if all(num(r[k], "estimate") is not None and isinstance(r[k].get("ci"), list)
                              and None not in r[k]["ci"] for r in runs)]
@@ -65,21 +78,14 @@ for k in ok:
             e[0] += hit
             e[1] += 1
     es = sorted(num(p, "estimate_raw") or p["estimate"] for p in ps)
-    med = es[1]
+    med = q(es, 0.5)
     if med:
         spreads.append((es[-1] - es[0]) / abs(med))
     for p in ps:
         raw = num(p, "estimate_raw") or p["estimate"]
         if raw:
             halfs.append((p["ci"][1] - p["ci"][0]) / 2 / abs(raw))
-def q(v, f):
-    v = sorted(v)
-    if not v:
-        return float("nan")
-    x = f * (len(v) - 1)
-    i = int(x)
-    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (x - i)
-print("points with a number in all 3 runs: %d of %d" % (len(ok), len(keys)))
+print("points with a number in all %d runs: %d of %d" % (len(runs), len(ok), len(keys)))
 if total:
     print("cross-run estimate inside the other run's 95 %% CI: %.0f %% of %d pairs (target >= 80 %%; 25 %% before rounds)"
           % (100.0 * inside / total, total))
