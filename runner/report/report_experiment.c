@@ -144,7 +144,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	const char *name = jsonutil_str(mexp, "name"), *rpath = jsonutil_str(mexp, "result");
 	json_t *e = json_object(), *res = NULL, *spec, *points, *swept, *pt, *arr, *knees;
 	char path[PATH_MAX], msg[512], base[128], anchor[160];
-	const char *reason, *kparam;
+	const char *reason, *kparam, *fc;
 	struct report_unit d;
 	size_t i;
 	int n_ok, missing = 0;
@@ -198,6 +198,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	report_view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
 	report_view_put(e, "knees", arr);
 	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
+	fc = jsonutil_str(json_object_get(json_object_get(res, "findings"), "file_cache"), "summary");
+	report_view_put(e, "file_cache", fc ? report_view_str(fc) : json_null());
 
 	if (add_chart(rm, e, res, base, &d, n_ok) < 0) {
 		json_decref(e);

@@ -16,6 +16,7 @@
 #include "exec/exec.h"
 #include "exec/loader.h"
 #include "plan/plan.h"
+#include "results/file_cache.h"
 #include "results/results.h"
 #include "spec/spec.h"
 #include "stats/stats.h"
@@ -1087,6 +1088,13 @@ void results_findings(const struct spec *s, json_t *result, const json_t *machin
 			json_object_set_new(f, "knees", knees(s, points, machine));
 		else if (strcmp(s->findings[i], "ratios") == 0)
 			json_object_set_new(f, "ratios", ratios(points));
+		else if (strcmp(s->findings[i], "file_cache") == 0) {
+			int xa = knee_axis(s);
+			json_object_set_new(f, "file_cache",
+				xa < 0 ? json_pack("{s:s}", "error", "no swept size parameter")
+				       : results_file_cache(points, s->bound->params[xa].name,
+							    s->bound->unit));
+		}
 	}
 	json_object_set_new(result, "findings", f);
 }

@@ -819,7 +819,7 @@ static int h_chart(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml
 
 static int h_findings(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
-	static const char *const names[] = {"knees", "ratios"};
+	static const char *const names[] = {"knees", "ratios", "file_cache"};
 	yaml_node_t **items;
 	size_t n;
 	int w = 0, rc = -1;
@@ -836,7 +836,7 @@ static int h_findings(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, y
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
-		if (pick(c, items[i], "findings", "analysis", names, N(names), "knees or ratios", &w) < 0)
+		if (pick(c, items[i], "findings", "analysis", names, N(names), "knees, ratios or file_cache", &w) < 0)
 			goto out;
 		for (j = 0; j < s->n_findings && strcmp(s->findings[j], names[w]) != 0; j++)
 			;

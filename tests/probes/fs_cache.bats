@@ -46,6 +46,13 @@ assert e["512MiB"] > 5 * e["128MiB"], e
 for k in pts:
     assert extra(k, "limit") == 256 << 20, k
     assert extra(k, "mem_total") > extra(k, "mem_available") > 0, k
+# the file_cache finding: the size fitted to the curve lies between 128 and
+# 512 MiB and near the most the probe counted cached (mincore)
+f = d["findings"]["file_cache"]
+assert 128 << 20 < f["knee_bytes"] < 512 << 20, f
+assert abs(f["knee_bytes"] / f["most_cached_bytes"] - 1) < 0.3, f
+assert f["limit_bytes"] == 256 << 20 and f["mem_available"] > 0, f
+assert "times the limit" in f["summary"], f["summary"]
 '
 	run fc_cgroups
 	[ -z "$output" ] || { echo "left: $output"; return 1; }

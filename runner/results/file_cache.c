@@ -1,0 +1,247 @@
+/*
+ * file_cache.c - the `file_cache` finding (file_cache.h): where the
+ * second-read time of a file turns from memory speed to device speed, read
+ * from the whole curve, beside what the kernel said at the start.
+ *
+ * The kernel's two LRU lists make the knee soft (past the limit part of
+ * the file stays cached, so the curve climbs over one or two sizes): a
+ * single step between two sizes would place it by luck.  So the size is
+ * fitted to the whole curve: with a cache of C bytes, a random block of a
+ * file of F > C bytes misses with probability 1 - C/F, so the mean time per
+ * block is y(F) = L + (D - L) max(0, 1 - C/F), L the cached time (the
+ * smallest y) and D the device time.  For each C on a fine log grid the
+ * best D is a weighted least-squares solution in closed form (weights
+ * 1/y^2: relative errors, since y spans two orders of magnitude); the C
+ * with the smallest residual is the finding.  The probe's own count of
+ * cached pages (mincore before each pass, metric `resident`) gives a
+ * second, direct estimate: the most of a file found cached.
+ */
+#include "results/file_cache.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "results/results.h"
+
+#define FC_MIN_RISE 3.0		/* slowest / fastest below this: no knee to find */
+
+struct fc_pt {
+	double x, y, resident;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	double d = ((const struct fc_pt *)a)->x - ((const struct fc_pt *)b)->x;
+
+	return (d > 0) - (d < 0);
+}
+
+static double extra_median(const json_t *p, const char *name)
+{
+	const json_t *v = json_object_get(json_object_get(json_object_get(p, "extra"), name), "median");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void size_text(double bytes, char *buf, size_t len)
+{
+	if (isfinite(bytes))
+		units_format_size_short(bytes, buf, len);
+	else
+		snprintf(buf, len, "n/a");
+}
+
+/* The C (and D) of y = L + (D - L) max(0, 1 - C/F) that fits pt[] best
+   (relative least squares, C on a log grid from F_min/4 to 4 F_max). */
+#define FC_GRID 2000
+static double fit_cache(const struct fc_pt *pt, size_t m, double lo, double *device)
+{
+	double c_lo = pt[0].x / 4, c_hi = pt[m - 1].x * 4, best = INFINITY, best_c = NAN;
+
+	*device = NAN;
+	for (int g = 0; g <= FC_GRID; g++) {
+		double c = c_lo * pow(c_hi / c_lo, (double)g / FC_GRID), num = 0, den = 0, r = 0, k;
+
+		for (size_t i = 0; i < m; i++) {
+			double miss = fmax(0, 1 - c / pt[i].x), w = 1 / (pt[i].y * pt[i].y);
+
+			num += w * miss * (pt[i].y - lo);
+			den += w * miss * miss;
+		}
+		k = den > 0 ? num / den : 0;
+		for (size_t i = 0; i < m; i++) {
+			double e = pt[i].y - lo - k * fmax(0, 1 - c / pt[i].x);
+
+			r += e * e / (pt[i].y * pt[i].y);
+		}
+		if (r < best) {
+			best = r;
+			best_c = c;
+			*device = lo + k;
+		}
+	}
+	return best_c;
+}
+
+json_t *results_file_cache(const json_t *points, const char *xname, const char *unit)
+{
+	size_t n = json_array_size(points), m = 0, i;
+	struct fc_pt *pt = calloc(n + 1, sizeof *pt);
+	const json_t *p, *first = NULL;
+	double lo = INFINITY, hi = 0, knee = NAN, from = NAN, to = NAN, best = NAN, best_at = NAN;
+	double limit = NAN, total = NAN, avail = NAN, cached = NAN;
+	char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], text[1400];
+	json_t *out;
+
+	if (!pt)
+		return NULL;
+	json_array_foreach(points, i, p) {
+		const json_t *e = json_object_get(p, "estimate");
+		const json_t *x = json_object_get(json_object_get(p, "params"), xname);
+
+		if (!first)
+			first = p;
+		if (!json_is_number(e) || !json_is_number(x) || !(json_number_value(e) > 0))
+			continue;
+		pt[m++] = (struct fc_pt){ json_number_value(x), json_number_value(e),
+					  extra_median(p, "resident") };
+	}
+	qsort(pt, m, sizeof *pt, by_x);
+	if (first) {
+		const json_t *l = json_object_get(json_object_get(first, "params"), "limit");
+
+		limit = json_is_number(l) ? json_number_value(l) : NAN;
+		total = extra_median(first, "mem_total");
+		avail = extra_median(first, "mem_available");
+		cached = extra_median(first, "cached");
+	}
+	for (i = 0; i < m; i++) {
+		lo = fmin(lo, pt[i].y);
+		hi = fmax(hi, pt[i].y);
+		if (isfinite(pt[i].resident) && !(pt[i].resident * pt[i].x <= best)) {
+			best = pt[i].resident * pt[i].x;
+			best_at = pt[i].x;
+		}
+	}
+
+	size_text(total, s4, sizeof s4);
+	size_text(avail, s5, sizeof s5);
+	size_text(cached, s6, sizeof s6);
+	if (m < 3 || !(hi >= FC_MIN_RISE * lo)) {
+		snprintf(text, sizeof text,
+			 "No knee: %s. The kernel at the start: MemTotal %s, MemAvailable %s, "
+			 "Cached %s.",
+			 m < 3 ? "fewer than three sizes have a number"
+			       : "the second read is about as slow at every size (the largest is "
+				 "less than 3x the smallest): every size fitted in the cache, or none did",
+			 s4, s5, s6);
+		out = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "param", xname,
+				"knee_bytes", json_null(), "limit_bytes", results_num(limit),
+				"mem_total", results_num(total), "mem_available", results_num(avail),
+				"cached", results_num(cached), "summary", text);
+		free(pt);
+		return out;
+	}
+	double device;
+	knee = fit_cache(pt, m, lo, &device);
+	for (i = 0; i < m && pt[i].y <= 2 * lo; i++)
+		from = pt[i].x;
+	for (i = 0; i < m; i++)
+		if (pt[i].y >= hi / 2) {
+			to = pt[i].x;
+			break;
+		}
+	size_t beyond = 0;
+	for (i = 0; i < m; i++)
+		beyond += pt[i].x > knee;
+	if (beyond == 1 && isfinite(from) && isfinite(to)) {
+		/* One size past the knee: C and D trade off exactly (any C below
+		   that size fits with some D), so the curve only brackets it. */
+		char a[32], b[32];
+
+		size_text(from, a, sizeof a);
+		size_text(to, b, sizeof b);
+		size_text(best, s3, sizeof s3);
+		snprintf(text, sizeof text,
+			 "The second read turns from cached (%.3g %s) to device speed (%.3g %s per block) "
+			 "between %s and %s; only one size lies past the knee, which cannot place it "
+			 "closer (add sizes between them). Counted directly (mincore before each pass), "
+			 "at most %s of a file stayed cached. The kernel at the start: MemTotal %s, "
+			 "MemAvailable %s, Cached %s.", lo, unit, hi, unit, a, b, s3, s4, s5, s6);
+		knee = NAN;
+	} else if (!(knee < pt[m - 1].x) || !(knee > pt[0].x / 4)) {
+		size_text(pt[0].x, s1, sizeof s1);
+		size_text(pt[m - 1].x, s2, sizeof s2);
+		snprintf(text, sizeof text,
+			 "No cache size fits inside the sizes measured (%s to %s): the second read "
+			 "%s. The kernel at the start: MemTotal %s, MemAvailable %s, Cached %s.", s1,
+			 s2, knee >= pt[m - 1].x ? "is still mostly cached at the largest size"
+						 : "misses already at the smallest size", s4, s5, s6);
+		knee = NAN;
+	} else {
+		int has_limit = isfinite(limit) && limit > 0;
+		double ref = has_limit ? limit : avail, q = knee / ref;
+		char range[96] = "", direct[200] = "", why[600];
+
+		size_text(knee, s1, sizeof s1);
+		size_text(ref, s2, sizeof s2);
+		if (isfinite(from) && isfinite(to)) {
+			char a[32], b[32];
+
+			size_text(from, a, sizeof a);
+			size_text(to, b, sizeof b);
+			snprintf(range, sizeof range, "; the curve climbs between %s and %s", a, b);
+		}
+		if (isfinite(best)) {
+			char bat[32];
+
+			size_text(best, s3, sizeof s3);
+			size_text(best_at, bat, sizeof bat);
+			snprintf(direct, sizeof direct,
+				 " Counted directly (mincore before each pass), at most %s of a file "
+				 "stayed cached (the %s file).", s3, bat);
+		}
+		if (has_limit)
+			snprintf(why, sizeof why,
+				 "The probe ran in a memory cgroup limited to %s, so this is that "
+				 "cgroup's file cache, not the machine's. %s The whole machine: --set "
+				 "file_cache_size.params.limit=0.", s2,
+				 q < 0.97 ? "It is below the limit because the cgroup also charges the "
+					    "probe's own memory and kernel memory (page tables, slab)."
+				 : q <= 1.03 ? "It is the limit, within 3 %."
+					     : "It is above the limit, which the cgroup's cache cannot be: "
+					       "the kernel's active and inactive lists keep more of a file "
+					       "than the model assumes near the knee, so the fit is rough "
+					       "there; trust the mincore count.");
+		else
+			snprintf(why, sizeof why,
+				 "Without a limit the cache can take about MemAvailable (%s, the kernel's "
+				 "own estimate of what the page cache can grow to without swapping), not "
+				 "MemTotal: the kernel, other processes and their pages hold the rest.",
+				 s2);
+		snprintf(text, sizeof text,
+			 "The file cache that explains the curve is about %s, %.2f times %s (fitted to "
+			 "every size: a random block of a file larger than the cache C misses with "
+			 "probability 1 - C/size; cached read %.3g %s, device read %.3g %s per block%s).%s "
+			 "%s The kernel at the start: MemTotal %s, MemAvailable %s, Cached %s.",
+			 s1, q, has_limit ? "the limit" : "MemAvailable", lo, unit, device, unit, range,
+			 direct, why, s4, s5, s6);
+		hi = device;
+	}
+	out = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s}",
+			"param", xname, "knee_bytes", results_num(knee),
+			"climb_from_bytes", results_num(from), "climb_to_bytes", results_num(to),
+			"cached_level", results_num(lo), "device_level", results_num(hi),
+			"most_cached_bytes", results_num(best), "most_cached_at", results_num(best_at),
+			"limit_bytes", results_num(limit), "mem_total", results_num(total),
+			"mem_available", results_num(avail), "cached", results_num(cached),
+			"knee_over_reference",
+			results_num(isfinite(knee) ? knee / (isfinite(limit) && limit > 0 ? limit : avail)
+						   : NAN),
+			"summary", text);
+	free(pt);
+	return out;
+}
