@@ -161,6 +161,19 @@ struct probe_host {
 	   secret stays in the runner: a probe never reads it. */
 	int (*peer_sign)(const struct probe_host *h, const char *msg, char hex[65],
 			 char *err, size_t errlen);
+	/* The run's NFS server (--nfs): the base URL of its export, such as
+	   "nfs://10.77.0.2/sysmeter", or NULL when there is none.  nfs_local_dir:
+	   the export's directory on this host when the server runs here (--nfs
+	   netns), so a probe can make test files and evict or verify the
+	   server's page cache directly; NULL for a server elsewhere.
+	   nfs_label: how the report names the server ("nfs-ganesha in a
+	   namespace on this host"), or NULL.  nfs_error: why there is no
+	   server although one was asked for ("nfs-ganesha is not installed:
+	   make deps"), for the probe to skip with; NULL otherwise. */
+	const char *nfs_url;
+	const char *nfs_local_dir;
+	const char *nfs_label;
+	const char *nfs_error;
 };
 
 struct probe {
