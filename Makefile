@@ -39,12 +39,15 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-$(BUILD)/config.mk: tools/deps.sh
+$(BUILD)/config.mk: tools/deps.sh Makefile
 	@sh tools/deps.sh $(DEPS_WHAT)
 	@mkdir -p $(BUILD)
 	@cf=$$(pkg-config --cflags $(PKGS)) && lf=$$(pkg-config --libs $(PKGS)) || \
 		{ echo "make: pkg-config cannot find: $(PKGS)" >&2; exit 1; }; \
-	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nSAN := %s\n' "$$cf" "$$lf" "$(SAN)" > $@.tmp && mv $@.tmp $@
+	nc=$$(pkg-config --cflags libnfs) && nl=$$(pkg-config --libs libnfs) || \
+		{ echo "make: pkg-config cannot find libnfs (libnfs-dev)" >&2; exit 1; }; \
+	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nNFS_CFLAGS := %s\nNFS_LIBS := %s\nSAN := %s\n' \
+		"$$cf" "$$lf" "$$nc" "$$nl" "$(SAN)" > $@.tmp && mv $@.tmp $@
 
 RUNNER_CFLAGS := $(STD) $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) -Irunner -MMD -MP
 RUNNER_LIBS   := $(PKG_LIBS) -ldl -lm -lpthread
@@ -89,7 +92,12 @@ $(BUILD)/runner: $(RUNNER_OBJ)
 
 $(BUILD)/probes/%.so: probes/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
+	$(CC) $(PROBE_CFLAGS) $(PROBE_XCFLAGS) -o $@ $< $(PROBE_LDFLAGS) $(PROBE_XLIBS)
+
+# The NFS client probe links libnfs (user space: no kernel NFS client needed).
+$(BUILD)/probes/nfs_read.so: PROBE_XCFLAGS = $(NFS_CFLAGS)
+$(BUILD)/probes/nfs_read.so: PROBE_XLIBS = $(NFS_LIBS)
+$(BUILD)/probes/nfs_read.so: $(BUILD)/config.mk
 
 $(BUILD)/probes/bin/%: probes/bin/%.c
 	@mkdir -p $(dir $@)

@@ -181,6 +181,14 @@ static inline void fs_clean_stale(const char *dir)
 	closedir(d);
 }
 
+/* The next n bytes (a multiple of 8) of the seeded stream: what a test file
+   holds, chunk after chunk (fs_word_at gives any word of it directly). */
+static inline void fs_fill(uint64_t *buf, size_t n, uint64_t *seed)
+{
+	for (size_t i = 0; i < n / 8; i++)
+		buf[i] = fs_rand(seed);
+}
+
 static inline int fs_write_data(int fd, uint64_t size, uint64_t seed, const char *what,
 				char *err, size_t errlen)
 {
@@ -195,8 +203,7 @@ static inline int fs_write_data(int fd, uint64_t size, uint64_t seed, const char
 	for (uint64_t done = 0; done < size && !rc;) {
 		size_t n = size - done < chunk ? (size_t)(size - done) : chunk;
 
-		for (size_t i = 0; i < chunk / 8; i++)
-			buf[i] = fs_rand(&seed);
+		fs_fill(buf, chunk, &seed);
 		for (size_t off = 0; off < n;) {
 			ssize_t w = write(fd, (char *)buf + off, n - off);
 

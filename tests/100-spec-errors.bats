@@ -92,6 +92,12 @@ check_bad() {
 	check_bad findings_unknown
 }
 
+@test "bad spec beside_no_experiment, beside_where_list, beside_unknown_key" {
+	check_bad beside_no_experiment
+	check_bad beside_where_list
+	check_bad beside_unknown_key
+}
+
 @test "bad spec iterations_bad: auto or a count" {
 	check_bad iterations_bad
 }

@@ -4,6 +4,7 @@
  */
 #include "report/report_experiment.h"
 #include "report/report.h"
+#include "report/report_beside.h"
 #include "report/report_knees.h"
 #include "report/report_method.h"
 #include "report/report_points.h"
@@ -198,6 +199,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	report_view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
 	report_view_put(e, "knees", arr);
 	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
+	report_view_put(e, "beside", report_beside_view(rm->run, res, swept, &d));
 	fc = jsonutil_str(json_object_get(json_object_get(res, "findings"), "file_cache"), "summary");
 	report_view_put(e, "file_cache", fc ? report_view_str(fc) : json_null());
 

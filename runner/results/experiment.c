@@ -76,6 +76,17 @@ static json_t *resolved_spec(const struct spec *s)
 	}
 	json_object_set_new(j, "predict", pred);
 	json_object_set_new(j, "findings", fi);
+	json_t *bw = json_object();
+	for (size_t i = 0; i < s->n_beside_where; i++) {
+		const char *eq = strchr(s->beside_where[i], '=');
+		char key[128];
+
+		snprintf(key, sizeof key, "%.*s", (int)(eq - s->beside_where[i]), s->beside_where[i]);
+		json_object_set_new(bw, key, json_string(eq + 1));
+	}
+	json_object_set_new(j, "beside", s->beside ? json_pack("{s:s,s:o,s:o}", "experiment",
+		s->beside, "rtt", s->beside_rtt ? json_string(s->beside_rtt) : json_null(),
+		"rtt_where", bw) : (json_decref(bw), json_null()));
 	return j;
 }
 

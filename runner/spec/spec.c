@@ -259,6 +259,9 @@ void spec_free(struct spec *s)
 	free(s->chart.title);
 	free(s->chart.kind);
 	free_strs(s->findings, s->n_findings);
+	free(s->beside);
+	free(s->beside_rtt);
+	free_strs(s->beside_where, s->n_beside_where);
 	free_strs(s->overrides, s->n_overrides);
 	free_strs(s->quick, s->n_quick);
 	free(s->quick_pos);

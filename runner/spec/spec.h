@@ -107,6 +107,13 @@ struct spec {
 	struct spec_reference *reference; size_t n_reference;
 	struct spec_chart chart;
 	char **findings; size_t n_findings;
+	/* `beside: {experiment, rtt, rtt_where}`: the report shows this
+	   experiment's points beside the points of `experiment` with the same
+	   parameter values (remote beside local), and predicts ours as theirs
+	   plus the smallest round trip measured by `rtt` among its points that
+	   fit `rtt_where` ({param: value}); rtt and rtt_where are optional. */
+	char *beside, *beside_rtt;
+	char **beside_where; size_t n_beside_where;	/* rtt_where: "param=text" */
 	/* after spec_bind: one value list per probe parameter, table order */
 	const struct probe *bound;
 	struct spec_val **axis; size_t *axis_n; size_t n_axis;

@@ -905,15 +905,62 @@ static int h_quick(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml
 	return 0;
 }
 
+static int h_beside(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+{
+	static const char *const keys[] = {"experiment", "rtt", "rtt_where"};
+	yaml_node_t *vals[3], *kn[3];
+
+	(void)k;
+	if (v->type != YAML_MAPPING_NODE)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
+				      "beside: expected a mapping {experiment, rtt, rtt_where}, got %s",
+				      WHAT(v));
+	if (spec_yaml_fields(c, v, "beside", keys, N(keys), vals, kn) < 0)
+		return -1;
+	if (!vals[0])
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "beside: missing 'experiment'");
+	if (set_word(c, &s->beside, vals[0], "beside.experiment", "an experiment name") < 0)
+		return -1;
+	if (vals[1] && set_word(c, &s->beside_rtt, vals[1], "beside.rtt", "an experiment name") < 0)
+		return -1;
+	if (!vals[2])
+		return 0;
+	if (vals[2]->type != YAML_MAPPING_NODE)
+		return spec_yaml_fail(c, spec_yaml_pos(c, vals[2]),
+				      "beside.rtt_where: expected a mapping {param: value}, got %s",
+				      WHAT(vals[2]));
+	if (spec_yaml_fields(c, vals[2], "beside.rtt_where", NULL, 0, NULL, NULL) < 0)
+		return -1;
+	size_t n = (size_t)(vals[2]->data.mapping.pairs.top - vals[2]->data.mapping.pairs.start);
+	if (!(s->beside_where = calloc(n + 1, sizeof *s->beside_where)))
+		return oom(c);
+	for (yaml_node_pair_t *pr = vals[2]->data.mapping.pairs.start;
+	     pr < vals[2]->data.mapping.pairs.top; pr++) {
+		yaml_node_t *key = spec_yaml_node(c, pr->key), *val = spec_yaml_node(c, pr->value);
+
+		if (val->type != YAML_SCALAR_NODE)
+			return spec_yaml_fail(c, spec_yaml_pos(c, val),
+					      "beside.rtt_where.%s: expected a value, got %s",
+					      spec_yaml_str(key), WHAT(val));
+		if (asprintf(&s->beside_where[s->n_beside_where], "%s=%s", spec_yaml_str(key),
+			     spec_yaml_str(val)) < 0)
+			return oom(c);
+		s->n_beside_where++;
+	}
+	return 0;
+}
+
 static const char *const top_names[] = {
 	"name", "title", "group", "probe", "description", "params", "sweep", "repetitions",
 	"warmup", "iterations", "min_sample_time", "outliers", "estimate", "subtract", "cpu",
 	"priority", "timeout", "predict", "reference", "chart", "findings", "quick", "rounds",
+	"beside",
 };
 static const key_fn top_fns[] = {
 	h_name, h_title, h_group, h_probe, h_description, h_params, h_sweep, h_repetitions,
 	h_warmup, h_iterations, h_min_sample_time, h_outliers, h_estimate, h_subtract, h_cpu,
 	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick, h_rounds,
+	h_beside,
 };
 
 void spec_keys_defaults(struct spec *s)

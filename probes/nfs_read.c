@@ -1,0 +1,422 @@
+/*
+ * nfs_read - per-block read time of a file on an NFS server, through
+ * libnfs (a user-space NFS client: this kernel has none).
+ *
+ * What:   nfs_pread() of `block` bytes at block-aligned offsets of a test
+ *         file on the server, in file order or a seeded random
+ *         permutation: file_read's experiment, over the network.
+ * Where:  params.url (nfs://HOST/EXPORT), else the run's server (--nfs:
+ *         host->nfs_url); none: skipped with the reason.  The file is
+ *         sysmeter-SIZE-SEED.dat in the export, the same seeded data as
+ *         file_read's (fs_common.h): made in the export's directory on this
+ *         host when the server runs here (host->nfs_local_dir), else written
+ *         over NFSv3 to a temporary name and renamed.
+ * Unit:   µs per block; metrics p50_us, p99_us, mib_per_s, getattr_us (one
+ *         GETATTR round trip, the server's cheapest call, timed 8 times
+ *         after each sample: the block time is that round trip plus the
+ *         server's work plus the transfer), resident (share of the file in
+ *         the server's page cache before the sample, when the server is
+ *         here), evict (0 none, 1 drop_caches, 2 fadvise on the server's
+ *         file), version.
+ * Client: libnfs's page cache and readahead are off unless
+ *         client_cache=on, so every block is a READ to the server; the
+ *         server's own cache is params.cache: warm (read once in setup) or
+ *         cold (evicted before every sample and verified with mincore, only
+ *         possible when the server is on this host; elsewhere a cold point
+ *         is skipped with the reason).
+ * Method: each read is timed on its own; the first 8 bytes of every block
+ *         are compared with the seeded data and every byte summed.
+ * Confounders: with the namespace server the "network" is a veth pair on
+ *         this host (no wire, no NIC interrupts), and the server shares the
+ *         client's CPUs and page cache; NFSv4 in libnfs 4.0 reads but
+ *         cannot write (files are always made over v3 or locally).
+ */
+#include "fs_common.h"
+#include "probe_time.h"
+
+#include <nfsc/libnfs.h>
+
+enum { NR_M_P50, NR_M_P99, NR_M_MIBS, NR_M_RTT, NR_M_RES, NR_M_EVICT, NR_M_VER };
+enum { NR_COLD, NR_WARM };
+#define NR_LAT_MAX (1u << 20)
+#define NR_GETATTRS 8
+
+struct nr_cfg {
+	const char *url;
+	uint64_t size, block;
+	int order;		/* sequential|random */
+	int cache;		/* cold|warm (the server's page cache) */
+	int64_t version;	/* 3 or 4 */
+	int client_cache;	/* off|on: libnfs's page cache and readahead */
+	int64_t seed;
+};
+
+struct nr_state {
+	double hz;
+	struct nfs_context *nfs;
+	struct nfsfh *fh;
+	int cache, method, local_fd, version;
+	uint64_t size, block, nblocks, pos, seed, sum, expect;
+	uint64_t *order;
+	char *buf;
+	double *lat, resident;
+	char local[4096], name[128], url[1024];
+};
+
+static const struct probe_param nr_params[] = {
+	PROBE_PARAM_STRING(struct nr_cfg, url, "",
+		"nfs://HOST/EXPORT of the server; empty: the run's --nfs server"),
+	PROBE_PARAM_SIZE(struct nr_cfg, size, "16MiB", "test file size", 4096, 1099511627776.0),
+	PROBE_PARAM_SIZE(struct nr_cfg, block, "4KiB", "bytes per read", 512, 16777216),
+	PROBE_PARAM_CHOICE(struct nr_cfg, order, "sequential",
+		"file order, or a seeded random permutation of the block offsets",
+		"sequential|random"),
+	PROBE_PARAM_CHOICE(struct nr_cfg, cache, "warm",
+		"the server's page cache: cold (evicted and verified before every sample; server on "
+		"this host only) or warm (read once in setup)", "cold|warm"),
+	PROBE_PARAM_INT(struct nr_cfg, version, "3", "NFS version (3 or 4)", 3, 4),
+	PROBE_PARAM_CHOICE(struct nr_cfg, client_cache, "off",
+		"libnfs's own page cache and readahead (off: every block goes to the server)",
+		"off|on"),
+	PROBE_PARAM_INT(struct nr_cfg, seed, "1", "content seed of the test file", 0, 1e15),
+	PROBE_PARAM_END,
+};
+
+static const struct probe_metric nr_metrics[] = {
+	[NR_M_P50] = { "p50_us", "us", "median time of one block read in the sample" },
+	[NR_M_P99] = { "p99_us", "us", "99th percentile of one block read in the sample" },
+	[NR_M_MIBS] = { "mib_per_s", "MiB/s", "bytes read over the summed read times" },
+	[NR_M_RTT] = { "getattr_us", "us", "median of 8 GETATTR round trips after the sample" },
+	[NR_M_RES] = { "resident", "ratio",
+		       "share of the file in the server's page cache before the sample (server here)" },
+	[NR_M_EVICT] = { "evict", "code", "0 no eviction, 1 drop_caches, 2 posix_fadvise(DONTNEED)" },
+	[NR_M_VER] = { "version", "", "NFS version used" },
+	{ .name = NULL },
+};
+
+/* A libnfs context for url, mounted, with the client cache as asked. */
+static struct nfs_context *nr_connect(const char *url, int version, int client_cache,
+				      char *path, size_t plen, char *err, size_t errlen)
+{
+	struct nfs_context *nfs = nfs_init_context();
+	struct nfs_url *u;
+
+	if (!nfs) {
+		snprintf(err, errlen, "libnfs: cannot create a context");
+		return NULL;
+	}
+	if (nfs_set_version(nfs, version) != 0) {
+		snprintf(err, errlen, "libnfs: NFS version %d: %s", version, nfs_get_error(nfs));
+		nfs_destroy_context(nfs);
+		return NULL;
+	}
+	nfs_set_timeout(nfs, 10000);
+	nfs_set_pagecache(nfs, client_cache ? 1024 : 0);
+	nfs_set_readahead(nfs, client_cache ? 1048576 : 0);
+	u = nfs_parse_url_dir(nfs, url);
+	if (!u) {
+		snprintf(err, errlen, "'%s': %s", url, nfs_get_error(nfs));
+		nfs_destroy_context(nfs);
+		return NULL;
+	}
+	if (nfs_mount(nfs, u->server, u->path) != 0) {
+		snprintf(err, errlen, "mount %s:%s (NFSv%d): %s", u->server, u->path, version,
+			 nfs_get_error(nfs));
+		nfs_destroy_url(u);
+		nfs_destroy_context(nfs);
+		return NULL;
+	}
+	snprintf(path, plen, "%s", u->file ? u->file : "");
+	nfs_destroy_url(u);
+	return nfs;
+}
+
+/* Make the test file over NFSv3 (libnfs 4.0 cannot write over v4): to a
+   temporary name, then renamed, so a failure leaves no half-made file. */
+static int nr_make_remote(struct nr_state *st, int client_cache, char *err, size_t errlen)
+{
+	char dir[8], tmp[160], final[160];
+	struct nfs_context *nfs = nr_connect(st->url, 3, client_cache, dir, sizeof dir, err, errlen);
+	struct nfsfh *fh = NULL;
+	uint64_t *buf, seed = st->seed;
+	const size_t chunk = 1u << 20;
+	int rc = 0;
+
+	if (!nfs)
+		return -EIO;
+	snprintf(final, sizeof final, "/%s", st->name);
+	snprintf(tmp, sizeof tmp, "/.%s.tmp.%ld", st->name, (long)getpid());
+	if (!(buf = malloc(chunk))) {
+		nfs_destroy_context(nfs);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (nfs_create(nfs, tmp, O_WRONLY | O_TRUNC, 0644, &fh) != 0) {
+		snprintf(err, errlen, "create %s on the server: %s", tmp, nfs_get_error(nfs));
+		rc = -EIO;
+	}
+	for (uint64_t done = 0; !rc && done < st->size;) {
+		size_t n = st->size - done < chunk ? (size_t)(st->size - done) : chunk;
+
+		fs_fill(buf, chunk, &seed);
+		for (size_t off = 0; !rc && off < n;) {
+			int w = nfs_pwrite(nfs, fh, done + off, n - off, (char *)buf + off);
+
+			if (w <= 0) {
+				snprintf(err, errlen, "write %s on the server: %s", tmp,
+					 nfs_get_error(nfs));
+				rc = -EIO;
+			} else {
+				off += (size_t)w;
+			}
+		}
+		done += n;
+	}
+	if (fh) {
+		if (!rc && nfs_fsync(nfs, fh) != 0) {
+			snprintf(err, errlen, "fsync %s on the server: %s", tmp, nfs_get_error(nfs));
+			rc = -EIO;
+		}
+		nfs_close(nfs, fh);
+	}
+	if (!rc && nfs_rename(nfs, tmp, final) != 0) {
+		snprintf(err, errlen, "rename %s on the server: %s", tmp, nfs_get_error(nfs));
+		rc = -EIO;
+	}
+	if (rc && fh)
+		nfs_unlink(nfs, tmp);
+	free(buf);
+	nfs_destroy_context(nfs);
+	return rc;
+}
+
+/* One pass over the whole file (warm: the server reads it into its cache). */
+static int nr_read_all(struct nr_state *st, char *err, size_t errlen)
+{
+	for (uint64_t off = 0; off < st->size; off += st->block)
+		if (nfs_pread(st->nfs, st->fh, off, st->block, st->buf) != (int)st->block) {
+			snprintf(err, errlen, "read %s at %llu: %s", st->name,
+				 (unsigned long long)off, nfs_get_error(st->nfs));
+			return -EIO;
+		}
+	return 0;
+}
+
+static int nr_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
+		    size_t errlen)
+{
+	const struct nr_cfg *c = cfg;
+	struct nr_state *st = state;
+	struct nfs_stat_64 sb;
+	char sub[8];
+	int rc, made;
+
+	st->local_fd = -1;
+	st->hz = h->tsc_hz;
+	st->cache = c->cache;
+	st->version = (int)c->version;
+	st->block = c->block;
+	st->seed = (uint64_t)c->seed;
+	st->size = c->size / c->block * c->block;
+	st->nblocks = st->size / st->block;
+	st->method = h->privileged ? FS_EVICT_DROP : FS_EVICT_FADVISE;
+	if (st->nblocks < 1 || st->block % 8) {
+		snprintf(err, errlen, "block %llu must be a multiple of 8 and at most the size %llu",
+			 (unsigned long long)c->block, (unsigned long long)c->size);
+		return -EINVAL;
+	}
+	int given = c->url && *c->url;
+	if (!given && !h->nfs_url) {
+		snprintf(err, errlen, "%s", h->nfs_error ? h->nfs_error
+			 : "no NFS server: run with --nfs netns (root) or --nfs nfs://HOST/EXPORT, "
+			   "or set params.url");
+		return PROBE_SKIP;
+	}
+	snprintf(st->url, sizeof st->url, "%s", given ? c->url : h->nfs_url);
+	snprintf(st->name, sizeof st->name, "sysmeter-%llu-%016llx.dat",
+		 (unsigned long long)st->size, (unsigned long long)st->seed);
+	/* The server is this host's only when the file comes from --nfs netns. */
+	const char *here = given ? NULL : h->nfs_local_dir;
+	if (st->cache == NR_COLD && !here) {
+		snprintf(err, errlen, "a cold server cache needs the server on this host (--nfs "
+			 "netns): the page cache of %s cannot be evicted from here; use cache: warm",
+			 st->url);
+		return PROBE_SKIP;
+	}
+	if (here) {
+		rc = fs_file(here, st->size, st->seed, st->local, sizeof st->local, &made, err,
+			     errlen);
+		if (rc)
+			return rc;
+		st->local_fd = open(st->local, O_RDONLY | O_CLOEXEC);
+		if (st->local_fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "open '%s': %s", st->local, strerror(-rc));
+			return rc;
+		}
+	}
+	st->nfs = nr_connect(st->url, st->version, c->client_cache, sub, sizeof sub, err, errlen);
+	if (!st->nfs)
+		return -EIO;
+	char path[160];
+	snprintf(path, sizeof path, "/%s", st->name);
+	if (nfs_stat64(st->nfs, path, &sb) != 0 || sb.nfs_size != st->size) {
+		if (here) {
+			snprintf(err, errlen, "the server does not show '%s' made in %s: %s", st->name,
+				 here, nfs_get_error(st->nfs));
+			return -EIO;
+		}
+		if ((rc = nr_make_remote(st, c->client_cache, err, errlen)) != 0)
+			return rc;
+	}
+	if (nfs_open(st->nfs, path, O_RDONLY, &st->fh) != 0) {
+		snprintf(err, errlen, "open %s%s: %s", st->url, path, nfs_get_error(st->nfs));
+		return -EIO;
+	}
+	if (posix_memalign((void **)&st->buf, 4096, (size_t)st->block) != 0) {
+		st->buf = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x6e66735f72656164ull);
+	if (!st->order) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return st->cache == NR_WARM ? nr_read_all(st, err, errlen) : 0;
+}
+
+static int nr_calibrate(void *state, uint64_t *iterations, char *err, size_t errlen)
+{
+	(void)state, (void)err, (void)errlen;
+	*iterations = 16;
+	return 0;
+}
+
+static int nr_prepare(void *state, char *err, size_t errlen)
+{
+	struct nr_state *st = state;
+
+	st->resident = st->local_fd >= 0 ? fs_resident(st->local_fd, st->size) : NAN;
+	if (st->cache == NR_COLD) {
+		st->pos = 0;
+		return fs_evict(st->local_fd, st->size, st->local, &st->method, &st->resident, err,
+				errlen);
+	}
+	return 0;
+}
+
+static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
+		     size_t errlen)
+{
+	struct nr_state *st = state;
+	size_t nlat = iterations < NR_LAT_MAX ? (size_t)iterations : NR_LAT_MAX;
+	uint64_t ticks = 0, t0, t1, sum = 0;
+	double *lat = realloc(st->lat, nlat * sizeof(*lat)), rtt[NR_GETATTRS];
+	struct nfs_stat_64 sb;
+	int rc;
+
+	if (!lat) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	st->lat = lat;
+	for (uint64_t i = 0; i < iterations; i++) {
+		uint64_t off, w;
+		int r;
+
+		if (st->pos == st->nblocks) {
+			st->pos = 0;
+			if (st->cache == NR_COLD &&
+			    (rc = fs_evict(st->local_fd, st->size, st->local, &st->method,
+					   &st->resident, err, errlen)) != 0)
+				return rc;
+		}
+		off = st->order[st->pos++] * st->block;
+		t0 = pt_start();
+		r = nfs_pread(st->nfs, st->fh, off, st->block, st->buf);
+		t1 = pt_stop();
+		if (r != (int)st->block) {
+			snprintf(err, errlen, "read %s at %llu: %s", st->name, (unsigned long long)off,
+				 r < 0 ? nfs_get_error(st->nfs) : "short read");
+			return -EIO;
+		}
+		memcpy(&w, st->buf, 8);
+		if (w != fs_word_at(st->seed, off)) {
+			snprintf(err, errlen, "%s at %llu does not hold the seeded data (another "
+				 "file of that name on the server?)", st->name, (unsigned long long)off);
+			return -EIO;
+		}
+		sum += fs_sum(st->buf, (size_t)st->block);
+		ticks += t1 - t0;
+		if (i < nlat)
+			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+	}
+	pt_sink_u64(sum);
+	st->sum += sum;
+	st->expect += iterations * st->block;
+	for (int k = 0; k < NR_GETATTRS; k++) {
+		t0 = pt_start();
+		rc = nfs_fstat64(st->nfs, st->fh, &sb);
+		t1 = pt_stop();
+		if (rc != 0) {
+			snprintf(err, errlen, "GETATTR %s: %s", st->name, nfs_get_error(st->nfs));
+			return -EIO;
+		}
+		rtt[k] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+	}
+	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)iterations;
+	out->extra[NR_M_P50] = fs_quantile(lat, nlat, 0.5);
+	out->extra[NR_M_P99] = fs_quantile(lat, nlat, 0.99);
+	out->extra[NR_M_MIBS] = (double)(iterations * st->block) / 1048576.0 /
+				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+	out->extra[NR_M_RTT] = fs_quantile(rtt, NR_GETATTRS, 0.5);
+	out->extra[NR_M_RES] = st->resident;
+	out->extra[NR_M_EVICT] = st->cache == NR_COLD ? st->method : FS_EVICT_NONE;
+	out->extra[NR_M_VER] = st->version;
+	return 0;
+}
+
+static int nr_sanity(void *state, char *err, size_t errlen)
+{
+	const struct nr_state *st = state;
+
+	return fs_sanity_sum(st->expect, st->sum, err, errlen);
+}
+
+static void nr_teardown(void *state)
+{
+	struct nr_state *st = state;
+
+	if (st->nfs) {
+		if (st->fh)
+			nfs_close(st->nfs, st->fh);
+		nfs_destroy_context(st->nfs);
+	}
+	if (st->local_fd >= 0)
+		close(st->local_fd);
+	free(st->buf);
+	free(st->order);
+	free(st->lat);
+}
+
+PROBE_DEFINE = {
+	.abi = PROBE_ABI_VERSION,
+	.name = "nfs_read",
+	.version = "1.0",
+	.summary = "time per block read from an NFS server (libnfs): sequential or random, "
+		   "server cache cold or warm",
+	.unit = "us",
+	.bigger_is_better = 0,
+	.params = nr_params,
+	.metrics = nr_metrics,
+	.config_size = sizeof(struct nr_cfg),
+	.state_size = sizeof(struct nr_state),
+	.needs_counter_hz = 1,
+	.setup = nr_setup,
+	.calibrate = nr_calibrate,
+	.prepare = nr_prepare,
+	.sample = nr_sample,
+	.sanity = nr_sanity,
+	.teardown = nr_teardown,
+};
