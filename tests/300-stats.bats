@@ -86,3 +86,32 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	[ "$(json "$(r q sweep)" 'sorted(set(p["params_text"]["base"] for p in d["points"]))')" = '["10", "100", "40", "70"]' ]
 	[ "$(json "$(r q sweep)" 'd["points"][0]["n"]')" = 3 ]
 }
+
+@test "results.csv: one column per parameter of any experiment, empty where an experiment has none" {
+	printf '%s\n' 'probe: series' 'params: {shape: [stationary, drift]}' 'repetitions: 4' \
+		'iterations: 1' >"$BATS_TEST_TMPDIR/ser.yaml"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id csv "$S/sweep.yaml" "$BATS_TEST_TMPDIR/ser.yaml"
+	[ "$status" -eq 0 ]
+	python3 - "$OUT/csv/results.csv" "$OUT/csv/results/sweep.json" <<-'PY'
+	import csv, json, sys
+	rows = list(csv.DictReader(open(sys.argv[1])))
+	sweep = json.load(open(sys.argv[2]))
+	names = list(sweep["points"][0]["params_text"])
+	head = list(rows[0].keys())
+	assert head[:3] == ["experiment", "point", "status"], head
+	for n in names:
+	    assert "param." + n in head, (n, head)
+	assert "param_text" not in head and "ci_level" in head, head
+	mine = [r for r in rows if r["experiment"] == "sweep"]
+	assert len(mine) == len(sweep["points"]), (len(mine), len(sweep["points"]))
+	for r, p in zip(mine, sweep["points"]):
+	    for n in names:
+	        assert r["param." + n] == p["params_text"][n], (n, r, p["params_text"])
+	# a parameter only the other experiment has stays empty here
+	other = [h for h in head if h.startswith("param.") and h[6:] not in names]
+	assert "param.shape" in other, head
+	assert sorted(r["param.shape"] for r in rows if r["experiment"] == "ser") == ["drift", "stationary"]
+	for r in mine:
+	    assert all(r[h] == "" for h in other), r
+	PY
+}

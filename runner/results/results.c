@@ -132,30 +132,57 @@ int results_write_csv(const char *run_dir, const json_t *results, char *err, siz
 		snprintf(err, errlen, "results.csv: %s", strerror(errno));
 		return -1;
 	}
-	fputs("experiment,point,status,param_text,estimate,ci_lo,ci_hi,unit,n,n_outliers,"
-	      "mean,median,std,min,max\n", f);
+	/* One column per parameter of any experiment (param.NAME, in order of
+	   first appearance), empty where an experiment has no such parameter:
+	   a spreadsheet or pandas can then filter and group by it. */
+	json_t *cols = json_array();
+	json_array_foreach(results, i, res) {
+		json_array_foreach(json_object_get(res, "points"), k, pt) {
+			const char *key;
+			json_t *v, *c;
+			size_t j;
+
+			json_object_foreach(json_object_get(pt, "params_text"), key, v) {
+				int have = 0;
+
+				json_array_foreach(cols, j, c)
+					have |= strcmp(json_string_value(c), key) == 0;
+				if (!have)
+					json_array_append_new(cols, json_string(key));
+			}
+		}
+	}
+	fputs("experiment,point,status", f);
+	json_array_foreach(cols, i, pt) {
+		fputc(',', f);
+		char name[256];
+		snprintf(name, sizeof name, "param.%s", json_string_value(pt));
+		csv_field(f, name);
+	}
+	fputs(",estimate,ci_lo,ci_hi,ci_level,unit,n,n_outliers,mean,median,std,min,max\n", f);
 	json_array_foreach(results, i, res) {
 		const char *exp = json_string_value(json_object_get(res, "experiment"));
 		const char *unit = json_string_value(json_object_get(json_object_get(res, "probe"), "unit"));
 		json_array_foreach(json_object_get(res, "points"), k, pt) {
-			char ptext[2048] = "";
-			const char *key;
-			json_t *v;
-			json_object_foreach(json_object_get(pt, "params_text"), key, v) {
-				size_t used = strlen(ptext);
-				snprintf(ptext + used, sizeof ptext - used, "%s%s=%s", used ? ";" : "",
-					 key, json_string_value(v) ? json_string_value(v) : "");
-			}
+			json_t *c;
+			size_t j;
+
 			csv_field(f, exp ? exp : "");
 			fprintf(f, ",%zu,", k);
 			csv_field(f, json_string_value(json_object_get(pt, "status")) ?
 					     json_string_value(json_object_get(pt, "status")) : "");
-			fputc(',', f);
-			csv_field(f, ptext);
+			json_array_foreach(cols, j, c) {
+				const char *t = json_string_value(json_object_get(
+					json_object_get(pt, "params_text"), json_string_value(c)));
+
+				fputc(',', f);
+				csv_field(f, t ? t : "");
+			}
 			json_t *ci = json_object_get(pt, "ci"), *st = json_object_get(pt, "stats");
 			csv_num(f, json_object_get(pt, "estimate"));
 			csv_num(f, json_array_get(ci, 0));
 			csv_num(f, json_array_get(ci, 1));
+			csv_num(f, json_object_get(pt, "ci_level"));
 			fputc(',', f);
 			csv_field(f, unit ? unit : "");
 			csv_num(f, json_object_get(pt, "n"));
@@ -169,6 +196,7 @@ int results_write_csv(const char *run_dir, const json_t *results, char *err, siz
 		}
 	}
 	fclose(f);
+	json_decref(cols);
 	snprintf(path, sizeof path, "%s/results.csv", run_dir);
 	int rc = results_write_file(path, buf, len, err, errlen);
 	free(buf);
