@@ -80,11 +80,18 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	[ "$(json "$(r sw zip)" '[p["params_text"]["noise"] for p in d["points"]]')" = '["0", "0.01", "0.02"]' ]
 }
 
-@test "--quick cuts sweeps to at most 4 values and repetitions to 3" {
+@test "--quick cuts numeric sweeps to at most 4 values (choices keep all) and repetitions to 3" {
 	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id q --set 'sweep.params.base={from: 10, to: 100, step: 10}' "$S/sweep.yaml"
 	[ "$status" -eq 0 ]
 	[ "$(json "$(r q sweep)" 'sorted(set(p["params_text"]["base"] for p in d["points"]))')" = '["10", "100", "40", "70"]' ]
 	[ "$(json "$(r q sweep)" 'd["points"][0]["n"]')" = 3 ]
+	# a choice keeps every value: five shapes stay five
+	printf '%s\n' 'probe: series' 'params: {shape: [stationary, shift, modes, drift, episode], base: {from: 10, to: 100, step: 10}}' \
+		'repetitions: 4' 'iterations: 1' >"$BATS_TEST_TMPDIR/ch.yaml"
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id qc "$BATS_TEST_TMPDIR/ch.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r qc ch)" 'sorted(set(p["params_text"]["shape"] for p in d["points"]))')" = '["drift", "episode", "modes", "shift", "stationary"]' ]
+	[ "$(json "$(r qc ch)" 'len(set(p["params_text"]["base"] for p in d["points"]))')" = 4 ]
 }
 
 @test "results.csv: one column per parameter of any experiment, empty where an experiment has none" {

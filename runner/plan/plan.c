@@ -93,8 +93,8 @@ void plan_points_free(struct plan_point *pts, size_t n)
 	free(pts);
 }
 
-/* Keep at most `keep` values of an axis: first, last and evenly spaced
-   ones between, so a smoke run still spans the whole range. */
+/* Keep at most `keep` values of a numeric axis: first, last and evenly
+   spaced ones between, so a smoke run still spans the whole range. */
 static void cut_axis(struct spec_val *v, size_t *n, size_t keep)
 {
 	if (*n <= keep)
@@ -122,8 +122,13 @@ void plan_quick(struct spec *s)
 		s->warmup = 1;
 	if (s->min_sample_time > 0.001)
 		s->min_sample_time = 0.001;
+	/* Only ranges of numbers are thinned: the values of a choice or a
+	   string (write_nt, vfork, ...) are different experiments, not
+	   samples of a range, and a smoke run must try every one. */
 	for (size_t a = 0; a < s->n_axis; a++)
-		cut_axis(s->axis[a], &s->axis_n[a], 4);
+		if (!s->bound || (s->bound->params[a].type != PROBE_STRING &&
+				  s->bound->params[a].type != PROBE_BOOL))
+			cut_axis(s->axis[a], &s->axis_n[a], 4);
 }
 
 /* Depth-first topological order; `state` 1 = on the stack (a cycle). */
