@@ -98,6 +98,20 @@ check_bad() {
 	check_bad beside_unknown_key
 }
 
+@test "a CPU this machine does not have is refused by check, with the CPUs it has" {
+	printf '%s\n' '# cpu must be a CPU of this machine' 'probe: params' 'cpu: 4096' >"$BATS_TEST_TMPDIR/far.yaml"
+	run "$RUNNER" check "$BATS_TEST_TMPDIR/far.yaml"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "runner: $BATS_TEST_TMPDIR/far.yaml:3:6: cpu: 4096 is not a CPU this machine lets the runner use ("*"), or 'none'" ]]
+	last=$(($(nproc) - 1))
+	printf '%s\n' 'probe: params' "cpu: $last" >"$BATS_TEST_TMPDIR/ok.yaml"
+	run "$RUNNER" check "$BATS_TEST_TMPDIR/ok.yaml"
+	[ "$status" -eq 0 ]
+	printf '%s\n' 'probe: params' "cpu: $((last + 1))" >"$BATS_TEST_TMPDIR/bad.yaml"
+	run "$RUNNER" check "$BATS_TEST_TMPDIR/bad.yaml"
+	[ "$status" -eq 2 ]
+}
+
 @test "bad spec iterations_bad: auto or a count" {
 	check_bad iterations_bad
 }

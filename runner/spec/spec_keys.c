@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -587,6 +588,30 @@ static int h_cpu(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_n
 	}
 	if (get_int(c, v, "cpu", "a CPU number >= 0 or 'none'", 0, INT_MAX, 0, &x) < 0)
 		return -1;
+	/* A CPU this machine does not have would leave the point unpinned
+	   while the run says nothing: refuse it here, where check sees it. */
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 &&
+	    (x >= CPU_SETSIZE || !CPU_ISSET((int)x, &set))) {
+		char list[256] = "";
+		size_t off = 0;
+
+		for (int i = 0; i < CPU_SETSIZE && off < sizeof list - 16; i++) {
+			int j = i;
+
+			if (!CPU_ISSET(i, &set))
+				continue;
+			while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, &set))
+				j++;
+			off += (size_t)snprintf(list + off, sizeof list - off, "%s%d", off ? "," : "", i);
+			if (j > i)
+				off += (size_t)snprintf(list + off, sizeof list - off, "-%d", j);
+			i = j;
+		}
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
+				      "cpu: %lld is not a CPU this machine lets the runner use (%s), "
+				      "or 'none'", x, list);
+	}
 	s->cpu = (int)x;
 	return 0;
 }
