@@ -179,7 +179,7 @@ static const struct err_case parse_errors[] = {
 	{"probe: p\nchart: {kind: pie}\n", "t.yaml:2:15: chart.kind: expected line or bar, got 'pie'"},
 	{"probe: p\nchart: {x: a b}\n", "t.yaml:2:12: chart.x: expected a parameter name, got 'a b'"},
 	{"probe: p\nfindings: [knee]\n", "t.yaml:2:12: findings: unknown analysis 'knee' (did you mean 'knees'?)"},
-	{"probe: p\nfindings: [zzzzz]\n", "t.yaml:2:12: findings: unknown analysis 'zzzzz' (expected knees or ratios)"},
+	{"probe: p\nfindings: [zzzzz]\n", "t.yaml:2:12: findings: unknown analysis 'zzzzz' (expected knees, ratios or file_cache)"},
 	{"probe: p\nfindings: {knees: 1}\n", "t.yaml:2:11: findings: expected a list like [knees, ratios], got a mapping"},
 	/* the first error in the file wins */
 	{"probe: p\nwarmup: x\ncpu: y\n", "t.yaml:2:9: warmup: expected an integer >= 0, got 'x'"},
