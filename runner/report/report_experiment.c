@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "report/report_beside.h"
 #include "report/report_knees.h"
+#include "report/report_markdown.h"
 #include "report/report_method.h"
 #include "report/report_points.h"
 #include "report/report_summary.h"
@@ -18,6 +19,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *status_text(const char *st)
@@ -111,7 +113,14 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 		title = jsonutil_str(mexp, "title") ? jsonutil_str(mexp, "title") : name;
 	report_view_put(e, "title", report_view_line(title));
 	report_view_put(e, "group", report_view_str(group ? group : jsonutil_str(mexp, "group")));
-	report_view_put(e, "description", report_view_str(jsonutil_str(res, "description")));
+	/* The description is Markdown: rendered by libcmark for each format,
+	   and put in raw (the renderer escapes; see report_markdown.c). */
+	char *md = report_markdown_markdown(jsonutil_str(res, "description"));
+	char *tex = report_markdown_latex(jsonutil_str(res, "description"));
+	report_view_put(e, "description", report_view_str(md));
+	report_view_put(e, "description_tex", report_view_str(tex));
+	free(md);
+	free(tex);
 	report_view_put(e, "status", report_view_str(status ? status : "unknown"));
 	report_view_put(e, "status_text", report_view_str(status_text(status)));
 	report_view_put(e, "unit", report_view_str(d->label));

@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# Descriptions are Markdown (issue 13): rendered by libcmark into the PDF
+# (code, lists, paragraphs, emphasis), never compiled as LaTeX: raw HTML
+# and a code block that tries to leave verbatim stay text.
+
+load helpers
+
+setup() {
+	OUT="$BATS_TEST_TMPDIR/out"
+	command -v pdftotext >/dev/null || skip "pdftotext (poppler-utils) is not installed"
+	command -v latexmk >/dev/null || skip "latexmk is not installed"
+}
+
+@test "markdown: backticks, lists and paragraphs render in the PDF and the Markdown report" {
+	cat >"$BATS_TEST_TMPDIR/md.yaml" <<-'YAML'
+	probe: ok_fixed
+	params: {noise: 0}
+	repetitions: 3
+	iterations: 100
+	description: |
+	  What is timed: one `pread()` call, *twice*.
+
+	  - first item
+	  - second item
+
+	  A second paragraph with 50% & $5 and a_b.
+	YAML
+	run "$RUNNER" -q -o "$OUT" --run-id m "$BATS_TEST_TMPDIR/md.yaml"
+	[ "$status" -eq 0 ]
+	txt=$(pdftotext "$OUT/m/report.pdf" -)
+	grep -q 'What is timed: one pread() call, twice.' <<<"$txt" || { echo "$txt" | head -40; return 1; }
+	! grep -q '`' <<<"$txt"
+	grep -q '• first item' <<<"$txt"
+	grep -q 'A second paragraph with 50% & \$5 and a_b.' <<<"$txt"
+	grep -q '^What is timed: one `pread()` call, \*twice\*\.$' "$OUT/m/report.md"
+	grep -q '^  - first item$' "$OUT/m/report.md"
+}
+
+@test "markdown: raw HTML and a code block holding \\end{verbatim} stay text" {
+	cat >"$BATS_TEST_TMPDIR/evil.yaml" <<-'YAML'
+	probe: ok_fixed
+	params: {noise: 0}
+	repetitions: 3
+	iterations: 100
+	description: |
+	  Inline <b onmouseover="x">html</b> and \input{/etc/hostname}.
+
+	  ```
+	  \end{verbatim}\input{/etc/passwd}\begin{verbatim}
+	  ```
+	YAML
+	run "$RUNNER" -q -o "$OUT" --run-id e "$BATS_TEST_TMPDIR/evil.yaml"
+	[ "$status" -eq 0 ]
+	txt=$(pdftotext "$OUT/e/report.pdf" -)
+	grep -q 'Inline <b onmouseover="x">html</b> and \\input{/etc/hostname}.' <<<"$txt" || { echo "$txt" | head -30; return 1; }
+	grep -q 'input{/etc/passwd}' <<<"$txt"
+	! grep -q '^root:' <<<"$txt"
+	# in the Markdown report the tag is escaped text, the code block unchanged
+	grep -q 'Inline \\<b onmouseover="x"\\>html\\</b\\>' "$OUT/e/report.md"
+	! grep -q '[^\\]<b onmouseover' "$OUT/e/report.md"
+	grep -q '^\\end{verbatim}\\input{/etc/passwd}\\begin{verbatim}$' "$OUT/e/report.md"
+}
