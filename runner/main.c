@@ -15,7 +15,8 @@
 #include "exec/loader.h"
 
 enum { O_RUNID = 256, O_PROBEDIR, O_TEMPLATES, O_SET, O_FILTER, O_QUICK, O_SEED,
-       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION, O_THRESHOLD, O_FAIL_ON, O_JSON };
+       O_NOREPORT, O_FORMAT, O_FORCE, O_PEER, O_VERSION, O_THRESHOLD, O_FAIL_ON, O_JSON,
+       O_NFS };
 
 enum { O_LISTEN = 400, O_TOKEN, O_READY_FILE };	/* serve, --peer */
 
@@ -29,6 +30,7 @@ static const struct option longopts[] = {
 	{"quick", no_argument, 0, O_QUICK},
 	{"seed", required_argument, 0, O_SEED},
 	{"peer", required_argument, 0, O_PEER},
+	{"nfs", required_argument, 0, O_NFS},
 	{"listen", required_argument, 0, O_LISTEN},
 	{"token", required_argument, 0, O_TOKEN},
 	{"ready-file", required_argument, 0, O_READY_FILE},
@@ -75,6 +77,7 @@ static int handle_opt(int c, struct cli_opts *o)
 		break;
 	}
 	case O_PEER: o->peer = optarg; break;
+	case O_NFS: o->nfs = optarg; break;
 	case O_LISTEN: o->listen = optarg; break;
 	case O_TOKEN: o->token = optarg; break;
 	case O_READY_FILE: o->ready_file = optarg; break;

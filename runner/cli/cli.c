@@ -15,6 +15,16 @@
 #include "report/report.h"
 #include "serve/serve.h"
 
+/* --nfs is "netns" or nfs://HOST/EXPORT; 0, or EXIT_USAGE (said). */
+static int check_nfs(const struct cli_opts *o)
+{
+	if (o->nfs && !serve_nfs_valid(o->nfs)) {
+		fprintf(stderr, "runner: --nfs '%s': expected netns or nfs://HOST/EXPORT\n", o->nfs);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int run_or_check(const char *cmd, char **ops, size_t nops, struct cli_opts *o)
 {
 	if (nops == 0) {
@@ -30,6 +40,8 @@ static int cmd_run(char **ops, size_t nops, struct cli_opts *o)
 {
 	if (o->token)	/* the probes read the --peer's token file from here */
 		setenv("SYSMETER_PEER_TOKEN", o->token, 1);
+	if (check_nfs(o))
+		return EXIT_USAGE;
 	return run_or_check("run", ops, nops, o);
 }
 
@@ -116,6 +128,8 @@ static int cmd_rerun(char **ops, size_t nops, struct cli_opts *o)
 		fprintf(stderr, "runner: rerun: expected one run folder\n");
 		return EXIT_USAGE;
 	}
+	if (check_nfs(o))
+		return EXIT_USAGE;
 	return rerun_main(ops[0], o->force, o);
 }
 
@@ -160,7 +174,7 @@ void cli_usage(FILE *f)
 	}
 	fputs("options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
 	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT|netns,\n"
-	      "         --token FILE, --ready-file FILE,\n"
+	      "         --nfs netns|nfs://HOST/EXPORT, --token FILE, --ready-file FILE,\n"
 	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help, --version\n", f);
 }
 

@@ -146,6 +146,8 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 			 : (uint64_t)json_integer_value(json_object_get(m, "seed"));
 	if (!o.peer)
 		o.peer = json_string_value(json_object_get(opts, "peer"));
+	if (!o.nfs)	/* the same kind of server: a namespace is made afresh */
+		o.nfs = json_string_value(json_object_get(opts, "nfs"));
 	o.origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id", json_object_get(m, "run_id"),
 			     "changes", changes);
 	rc = run_main(files, n, &o);

@@ -305,6 +305,7 @@ struct run {
 	struct progress pg;
 	int any_failed;
 	struct serve_peer peer;		/* --peer: HOST:PORT, or a namespace made here */
+	struct serve_nfs *nfs;		/* --nfs: a URL, or a server made here; NULL */
 };
 
 /* UTC time and a hash of the seed and pid: sorts by time, never collides
@@ -386,6 +387,8 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 	struct exec_ctx ctx = {
 		.seed = round ? mix64(pseed ^ mix64((uint64_t)round)) : pseed,
 		.scratch_root = r->scratch, .peer = serve_peer_addr(&r->peer), .tsc_hz = r->tsc_hz,
+		.nfs_url = serve_nfs_url(r->nfs), .nfs_local_dir = serve_nfs_local_dir(r->nfs),
+		.nfs_label = serve_nfs_label(r->nfs), .nfs_error = serve_nfs_error(r->nfs),
 		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
 		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
 		.round = round, .rounds = x->planned,
@@ -515,16 +518,6 @@ static void run_rounds(struct run *r)
 /* Every experiment in order, until done or interrupted. */
 static void run_all(struct run *r)
 {
-	/* Ctrl-C / SIGTERM: stop the running point (exec kills its process
-	   group), keep everything finished.  No SA_RESTART: poll() must wake. */
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	interrupted = 0;
-
 	const char *tmp = getenv("TMPDIR");
 	snprintf(r->scratch, sizeof r->scratch, "%s/sysmeter.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(r->scratch))
@@ -536,6 +529,35 @@ static void run_all(struct run *r)
 	r->all_results = json_array();
 	run_rounds(r);
 	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The servers the probes talk to (--peer, --nfs), the run, and the
+   servers stopped and removed again.  Ctrl-C / SIGTERM from here on stop
+   the running point (exec kills its process group) or a server's start,
+   keep everything finished and still tear the servers down.  No
+   SA_RESTART: poll() must wake. */
+static void run_with_servers(struct run *r)
+{
+	const struct cli_opts *o = r->o;
+	struct sigaction sa, old_int, old_term;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	serve_peer_up(&r->peer, o->peer, o->quiet);	/* failure: remote points skipped */
+	if (!interrupted)
+		r->nfs = serve_nfs_up(o->nfs, o->quiet, &interrupted);	/* failure: NFS points skip */
+	results_manifest_set_nfs(r->manifest, serve_nfs_given(r->nfs), serve_nfs_url(r->nfs),
+				 serve_nfs_label(r->nfs), serve_nfs_local_dir(r->nfs),
+				 serve_nfs_error(r->nfs));
+	write_manifest(r->dir, r->manifest);
+	run_all(r);
+	serve_nfs_down(r->nfs);
+	r->nfs = NULL;
+	serve_peer_down(&r->peer);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 }
@@ -624,9 +646,7 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	if ((rc = make_folder(&r)) != EXIT_OK)
 		goto out;
 	start_manifest(&r);
-	serve_peer_up(&r.peer, o->peer, o->quiet);	/* failure: remote points skipped */
-	run_all(&r);
-	serve_peer_down(&r.peer);
+	run_with_servers(&r);
 	rc = finish(&r);
 out:
 	json_decref(r.all_results);

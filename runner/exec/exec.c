@@ -714,6 +714,10 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.user = &c;
 	host.probe_dir = probe_own_dir(lp->path);
 	host.peer_sign = host_peer_sign;
+	host.nfs_url = ctx->nfs_url;
+	host.nfs_local_dir = ctx->nfs_local_dir;
+	host.nfs_label = ctx->nfs_label;
+	host.nfs_error = ctx->nfs_error;
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

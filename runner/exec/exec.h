@@ -52,6 +52,9 @@ struct exec_ctx {
 	uint64_t seed;			/* per-point seed (already mixed) */
 	const char *scratch_root;	/* a per-point dir is made below it */
 	const char *peer;
+	/* The run's NFS server (--nfs): probe_host.nfs_url, nfs_local_dir,
+	   nfs_label, nfs_error as they reach the probe (serve/nfs.h). */
+	const char *nfs_url, *nfs_local_dir, *nfs_label, *nfs_error;
 	double tsc_hz;
 	int quick, verbose;
 	const char *probe_dir;

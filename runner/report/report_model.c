@@ -124,7 +124,8 @@ static json_t *build(struct report_model *rm, json_t *man)
 	groups = make_groups(by_group, group_order);
 	summary = sort_summary(summary, groups);
 	report_view_put(view, "run", report_run_view(man));
-	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine")));
+	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine"),
+							  json_object_get(man, "nfs")));
 	report_view_put(view, "groups", groups);
 	report_view_put(view, "experiments", all);
 	report_view_put(view, "summary", summary);

@@ -115,7 +115,17 @@ static json_t *caches_text(json_t *caches)
 	return out;
 }
 
-json_t *report_run_machine(json_t *m)
+/* "nfs-ganesha in a namespace on this host", or why there was none. */
+static json_t *nfs_text(json_t *nfs)
+{
+	const char *label = jsonutil_str(nfs, "label"), *err = jsonutil_str(nfs, "error");
+
+	if (label)
+		return report_view_line(label);
+	return report_view_strf("none (%s)", err ? err : "n/a");
+}
+
+json_t *report_run_machine(json_t *m, json_t *nfs)
 {
 	json_t *rows = json_array(), *v;
 	double hz = jsonutil_num(m, "tsc_hz");
@@ -166,5 +176,7 @@ json_t *report_run_machine(json_t *m)
 	else
 		machine_row(rows, "Load average", report_view_any(v));
 	machine_row(rows, "Privileged", report_view_any(json_object_get(m, "privileged")));
+	if (json_is_object(nfs))	/* --nfs was given */
+		machine_row(rows, "NFS server", nfs_text(nfs));
 	return rows;
 }

@@ -10,7 +10,8 @@
 /* view.run: id, dates, duration, host, command, seed, version, status... */
 json_t *report_run_view(json_t *manifest);
 
-/* view.machine: [{label, value}] rows from the manifest's "machine". */
-json_t *report_run_machine(json_t *machine);
+/* view.machine: [{label, value}] rows from the manifest's "machine", and
+   an "NFS server" row from its "nfs" when the run had --nfs. */
+json_t *report_run_machine(json_t *machine, json_t *nfs);
 
 #endif

@@ -51,15 +51,16 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)o->seed);
 	json_object_set_new(m, "seed", json_integer((json_int_t)(o->seed & 0x1fffffffffffffULL)));
 	json_object_set_new(m, "seed_text", json_string(seedtxt));
-	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o}", "quick", o->quick,
+	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o,s:n}", "quick", o->quick,
 		"set", sets, "filter", filters, "probe_dir", o->probe_dir,
-		"peer", o->peer ? json_string(o->peer) : json_null()));
+		"peer", o->peer ? json_string(o->peer) : json_null(), "nfs"));
 	json_object_set_new(m, "started", json_string(started));
 	json_object_set_new(m, "finished", json_null());
 	json_object_set_new(m, "status", json_string("running"));
 	json_object_set_new(m, "exit_code", json_null());
 	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
 	json_object_set_new(m, "machine", json_incref(machine));
+	json_object_set_new(m, "nfs", json_null());	/* results_manifest_set_nfs */
 	json_object_set_new(m, "experiments", exps);	/* results_manifest_add fills it */
 	return m;
 }
@@ -79,6 +80,20 @@ void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_p
 		json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "name", s->name, "title", s->title,
 			  "group", s->group, "file", s->file, "spec_sha256", s->sha256,
 			  "spec_text", s->text, "result", res, "status", "pending", "probe", pj));
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+void results_manifest_set_nfs(json_t *m, const char *given, const char *url, const char *label,
+			      const char *local_dir, const char *error)
+{
+	json_object_set_new(json_object_get(m, "options"), "nfs", str_or_null(given));
+	json_object_set_new(m, "nfs", !given ? json_null() :
+		json_pack("{s:o,s:o,s:o,s:o}", "url", str_or_null(url), "label", str_or_null(label),
+			  "local_dir", str_or_null(local_dir), "error", str_or_null(error)));
 }
 
 void results_manifest_set_status(json_t *m, size_t k, const char *status)

@@ -99,6 +99,12 @@ json_t *results_manifest_new(const struct results_run *r, json_t *machine);
 void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_probe *lp,
 			  const char *probe_err);
 
+/* The run's NFS server (--nfs): options.nfs = given (the option as given,
+   replayed by rerun), and "nfs": {url, label, local_dir, error}, or null
+   when none was asked for. */
+void results_manifest_set_nfs(json_t *m, const char *given, const char *url, const char *label,
+			      const char *local_dir, const char *error);
+
 /* The k-th experiment's status (results_status). */
 void results_manifest_set_status(json_t *m, size_t k, const char *status);
 

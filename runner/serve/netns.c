@@ -1,15 +1,18 @@
 /*
- * netns.c - `--peer netns`: a `runner serve` in a private network
- * namespace on this host, joined by a veth pair (serve.h).
+ * netns.c - private network namespaces on this host joined by a veth pair
+ * (serve_ns_*, serve.h), and `--peer netns`: a `runner serve` in one.
  *
  * The namespace is unnamed: a child unshare()s it and later exec()s the
- * serve, so the namespace lives exactly as long as that process.  The
- * child has PR_SET_PDEATHSIG(SIGKILL) and its own process group (Ctrl-C at
+ * daemon (or holds it while daemons are started in it with setns), so the
+ * namespace lives exactly as long as the processes in it.
+ * Each has PR_SET_PDEATHSIG(SIGKILL) and its own process group (Ctrl-C at
  * the terminal reaches the runner, which tears down in order), so even a
- * runner killed with SIGKILL leaves nothing: the serve dies, the namespace
- * with it, and the veth end inside takes its host end along.  The veth is
+ * runner killed with SIGKILL leaves nothing: the daemons die, the namespace
+ * with them, and the veth end inside takes its host end along.  The veth is
  * created with its far end already inside (`ip link add ... peer name ...
  * netns PID`), so no moment exists where both ends sit in this namespace.
+ * A private namespace (--nfs netns) is also a PID namespace whose init is
+ * ours, for daemons that change their user and so lose their death signal.
  * `ip` runs by fork/exec with an argv: no shell, no string is ever parsed.
  */
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -39,6 +43,11 @@ static const char *ip_path(void)
 		if (access(ip_paths[i], X_OK) == 0)
 			return ip_paths[i];
 	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
 }
 
 /* Run `ip ARGS...` (argv, no shell); 0, or -1 with its stderr in err. */
@@ -88,13 +97,14 @@ static int run_ip(char *const *args, char *err, size_t errlen)
 	return -1;
 }
 
-static int ip_do(struct serve_peer *p, char *const *args)
+/* `ip ARGS` on the host side; a failure is said in err as "WHAT: ip ...". */
+static int ip_do(const struct serve_ns *ns, char *const *args, char *err, size_t errlen)
 {
 	char msg[300];
 
 	if (run_ip(args, msg, sizeof msg) == 0)
 		return 0;
-	snprintf(p->reason, sizeof p->reason, "!--peer netns: ip %s %s %s: %s", args[0], args[1],
+	snprintf(err, errlen, "%s: ip %s %s %s: %s", ns->what, args[0], args[1],
 		 args[2] ? args[2] : "", msg);
 	return -1;
 }
@@ -105,32 +115,379 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return remove(path);
 }
 
-/* The child: a new network namespace, then (after the parent's go) its
-   addresses, then the serve.  Never returns. */
-static void child_main(struct serve_peer *p, const char *exe, int up_w, int go_r,
-		       const char *ip_peer, const char *ready)
+/* Inside a fresh mount namespace: nothing mounted here propagates to the
+   host, and /run is an empty tmpfs of our own. */
+static int private_run(char *msg, size_t len)
 {
-	char go, msg[200], listen[64];
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0) {
+		snprintf(msg, len, "a private /run: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* PID 1 of a private namespace's PID namespace: reaps what is reparented
+   to it and exits when the holder does (its end of `life` closes; the
+   death signal covers the same), and then the kernel kills every process
+   left in the PID namespace. */
+static void init_main(int life_r) __attribute__((noreturn));
+static void init_main(int life_r)
+{
+	struct pollfd p = {.fd = life_r, .events = POLLIN};
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;) {
+		int r = poll(&p, 1, 200);
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (r > 0 || (r < 0 && errno != EINTR))
+			_exit(0);
+	}
+}
+
+/* The unshares of the first process; a private namespace's init forked.
+   Returns the init's pid (0: none), or -1 with msg. */
+static pid_t first_unshare(const struct serve_ns *ns, char *msg, size_t len)
+{
+	int life[2];
+	pid_t init;
+
+	if (unshare(CLONE_NEWNET | (ns->private ? CLONE_NEWNS | CLONE_NEWPID : 0)) < 0) {
+		snprintf(msg, len, "unshare: %s", strerror(errno));
+		return -1;
+	}
+	if (!ns->private)
+		return 0;
+	if (private_run(msg, len) < 0 || pipe2(life, O_CLOEXEC) < 0)
+		return -1;
+	init = fork();
+	if (init == 0) {
+		close(life[1]);
+		init_main(life[0]);
+	}
+	close(life[0]);		/* life[1] stays open as long as the holder lives */
+	if (init < 0)
+		snprintf(msg, len, "fork (init): %s", strerror(errno));
+	return init;
+}
+
+/* The namespace's first process: new namespaces, then (after the parent's
+   go: the veth end is inside) its addresses, then inside() or, without
+   one, holding the namespace until the init (or the runner) goes.  Never
+   returns. */
+static void first_main(struct serve_ns *ns, pid_t parent, int up_w, int go_r, serve_ns_fn inside,
+		       void *arg)
+{
+	char go, msg[300], addr_cidr[24];
+	pid_t init;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(89);
 	setpgid(0, 0);
-	if (unshare(CLONE_NEWNET) < 0)
+	if ((init = first_unshare(ns, msg, sizeof msg)) < 0) {
+		fprintf(stderr, "runner: %s: %s\n", ns->what, msg);
 		_exit(90);
+	}
 	if (write(up_w, "u", 1) != 1 || read(go_r, &go, 1) != 1)
 		_exit(91);
+	snprintf(addr_cidr, sizeof addr_cidr, "%s/30", ns->peer_ip);
 	char *lo[] = {"link", "set", "lo", "up", NULL};
-	char *addr[] = {"addr", "add", (char *)ip_peer, "dev", p->peer_if, NULL};
-	char *up[] = {"link", "set", p->peer_if, "up", NULL};
+	char *addr[] = {"addr", "add", addr_cidr, "dev", ns->peer_if, NULL};
+	char *up[] = {"link", "set", ns->peer_if, "up", NULL};
 	if (run_ip(lo, msg, sizeof msg) < 0 || run_ip(addr, msg, sizeof msg) < 0 ||
 	    run_ip(up, msg, sizeof msg) < 0) {
-		fprintf(stderr, "runner: --peer netns: inside the namespace: %s\n", msg);
+		fprintf(stderr, "runner: %s: inside the namespace: %s\n", ns->what, msg);
 		_exit(92);
 	}
-	snprintf(listen, sizeof listen, "%.*s:0", (int)strcspn(ip_peer, "/"), ip_peer);
-	char *argv[] = {"runner", "serve", "--listen", listen, "--token", p->token_path,
-			"--ready-file", (char *)ready, "--quiet", NULL};
-	execv(exe, argv);
-	_exit(93);
+	if (inside) {
+		inside(ns, arg);
+		_exit(93);
+	}
+	if (write(up_w, "r", 1) != 1)
+		_exit(91);
+	close(up_w);
+	close(go_r);
+	if (init > 0)
+		waitpid(init, NULL, 0);
+	else
+		for (;;)
+			pause();
+	_exit(0);
+}
+
+/* Names and addresses from the runner's pid: two runs at once differ. */
+static void ns_names(struct serve_ns *ns, unsigned octet, const char *prefix)
+{
+	unsigned idx = (unsigned)getpid() % 16384u;
+	unsigned third = idx / 64, fourth = (idx % 64) * 4;
+
+	snprintf(ns->host_if, sizeof ns->host_if, "%.4sh%d", prefix, (int)getpid());
+	snprintf(ns->peer_if, sizeof ns->peer_if, "%.4sp%d", prefix, (int)getpid());
+	snprintf(ns->host_ip, sizeof ns->host_ip, "10.%u.%u.%u", octet, third, fourth + 1);
+	snprintf(ns->peer_ip, sizeof ns->peer_ip, "10.%u.%u.%u", octet, third, fourth + 2);
+	snprintf(ns->net, sizeof ns->net, "10.%u.%u.%u/30", octet, third, fourth);
+}
+
+/* The host end of the veth with its far end put into the first process's
+   namespace, addressed and up. */
+static int ns_veth(struct serve_ns *ns, char *err, size_t errlen)
+{
+	char pidtxt[16], cidr[24];
+
+	snprintf(pidtxt, sizeof pidtxt, "%d", ns->pid);
+	snprintf(cidr, sizeof cidr, "%s/30", ns->host_ip);
+	char *add[] = {"link", "add", ns->host_if, "type", "veth", "peer", "name", ns->peer_if,
+		       "netns", pidtxt, NULL};
+	char *addr[] = {"addr", "add", cidr, "dev", ns->host_if, NULL};
+	char *lnk[] = {"link", "set", ns->host_if, "up", NULL};
+	return ip_do(ns, add, err, errlen) < 0 || ip_do(ns, addr, err, errlen) < 0 ||
+	       ip_do(ns, lnk, err, errlen) < 0 ? -1 : 0;
+}
+
+int serve_ns_up(struct serve_ns *ns, const char *what, unsigned octet, const char *prefix,
+		int private, serve_ns_fn inside, void *arg, char *err, size_t errlen)
+{
+	int up[2] = {-1, -1}, go[2] = {-1, -1};
+	pid_t parent = getpid();
+	char c;
+
+	memset(ns, 0, sizeof *ns);
+	ns->what = what;
+	ns->private = private;
+	ns_names(ns, octet, prefix);
+	err[0] = '\0';
+	if (pipe2(up, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "%s: pipe: %s", what, strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	ns->pid = fork();
+	if (ns->pid == 0)
+		first_main(ns, parent, up[1], go[0], inside, arg);
+	if (ns->pid < 0) {
+		ns->pid = 0;
+		snprintf(err, errlen, "%s: fork: %s", what, strerror(errno));
+		goto fail;
+	}
+	close(up[1]);
+	close(go[0]);
+	up[1] = go[0] = -1;
+	if (read(up[0], &c, 1) != 1) {
+		snprintf(err, errlen, "%s: cannot create a network namespace (unshare %s failed)", what,
+			 private ? "CLONE_NEWNET|CLONE_NEWNS|CLONE_NEWPID" : "CLONE_NEWNET");
+		goto fail;
+	}
+	if (ns_veth(ns, err, errlen) < 0)
+		goto fail;
+	if (write(go[1], "g", 1) != 1 || (!inside && read(up[0], &c, 1) != 1)) {
+		snprintf(err, errlen, "%s: the namespace's first process exited", what);
+		goto fail;
+	}
+	close(up[0]);
+	close(go[1]);
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (up[i] >= 0) close(up[i]);
+		if (go[i] >= 0) close(go[i]);
+	}
+	serve_ns_stop(ns->pid, 0);
+	ns->pid = 0;
+	serve_ns_down(ns);
+	return -1;
+}
+
+/* In the forked child: join the namespaces of the holder (for a private
+   one, its PID namespace for the children to come).  0 or -1. */
+static int join_ns(const struct serve_ns *ns, char *msg, size_t len)
+{
+	static const char *const kinds[] = {"net", "mnt", "pid_for_children"};
+	int fds[3], n = ns->private ? 3 : 1;
+
+	for (int k = 0; k < n; k++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "/proc/%d/ns/%s", ns->pid, kinds[k]);
+		if ((fds[k] = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			snprintf(msg, len, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	for (int k = 0; k < n; k++)
+		if (setns(fds[k], 0) < 0) {
+			snprintf(msg, len, "setns %s: %s", kinds[k], strerror(errno));
+			return -1;
+		}
+	return chdir("/");
+}
+
+static volatile sig_atomic_t shim_child;
+
+static void shim_pass(int sig)
+{
+	if (shim_child > 0)
+		kill(shim_child, sig);
+}
+
+/* Outside the PID namespace, the daemon's parent: passes signals on and
+   ends as the daemon ended, so the runner stops and reaps it as its own. */
+static void shim_main(pid_t daemon) __attribute__((noreturn));
+static void shim_main(pid_t daemon)
+{
+	struct sigaction sa = {.sa_handler = shim_pass};
+	int status;
+
+	shim_child = daemon;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	while (waitpid(daemon, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	signal(WTERMSIG(status), SIG_DFL);
+	raise(WTERMSIG(status));
+	_exit(128 + WTERMSIG(status));
+}
+
+/* The forked child of serve_ns_spawn.  Never returns. */
+static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv[],
+		       const char *out_path) __attribute__((noreturn));
+static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv[],
+		       const char *out_path)
+{
+	char msg[300];
+	int null = open("/dev/null", O_RDONLY),
+	    out = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	pid_t daemon = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(89);
+	setpgid(0, 0);
+	if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		_exit(126);
+	if (join_ns(ns, msg, sizeof msg) < 0) {
+		fprintf(stderr, "runner: %s: %s\n", ns->what, msg);
+		_exit(126);
+	}
+	/* setns into a PID namespace counts for children only */
+	if (ns->private && (daemon = fork()) < 0)
+		_exit(126);
+	if (daemon > 0)
+		shim_main(daemon);
+	/* With the shim, if it keeps its user (a daemon that does not dies
+	   with the PID namespace: at the latest with the runner). */
+	if (ns->private)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	execv(argv[0], argv);
+	fprintf(stderr, "runner: %s: %s: %s\n", ns->what, argv[0], strerror(errno));
+	_exit(127);
+}
+
+int serve_ns_spawn(const struct serve_ns *ns, char *const argv[], const char *out_path,
+		   char *err, size_t errlen)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", ns->what, strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		spawn_main(ns, parent, argv, out_path);
+	return pid;
+}
+
+void serve_ns_stop(int pid, double grace_s)
+{
+	int i, n = (int)(grace_s * 100);
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (i = 0; i < n && waitpid(pid, NULL, WNOHANG) == 0; i++)
+		sleep_ms(10);
+	if (i == n) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* Wait (3 s at most) for a veth end to go away; delete it after 200 ms. */
+static void link_gone(const char *ifname)
+{
+	char path[300], msg[200];
+	char *del[] = {"link", "del", (char *)ifname, NULL};
+
+	snprintf(path, sizeof path, "/sys/class/net/%s", ifname);
+	/* Gone with the namespace, asynchronously; delete it if it lingers. */
+	for (int i = 0; i < 300 && access(path, F_OK) == 0; i++) {
+		if (i == 20)
+			(void)run_ip(del, msg, sizeof msg);
+		sleep_ms(10);
+	}
+}
+
+void serve_ns_down(struct serve_ns *ns)
+{
+	if (ns->pid > 0) {
+		serve_ns_stop(ns->pid, 2.0);
+		ns->pid = 0;
+	}
+	if (ns->host_if[0]) {
+		link_gone(ns->host_if);
+		ns->host_if[0] = '\0';
+	}
+}
+
+unsigned long long serve_ns_proc_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	len = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* "pid (comm) state ppid ...": field 3 is the state, 22 the start time */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	p++;			/* the space before field 3 */
+	for (int field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
+/* --- --peer netns ------------------------------------------------------ */
+
+/* The serve, listening on the namespace's address (any port). */
+struct peer_inside {
+	const char *exe, *token, *ready;
+};
+
+static void peer_exec(const struct serve_ns *ns, void *arg)
+{
+	const struct peer_inside *in = arg;
+	char listen[32];
+
+	snprintf(listen, sizeof listen, "%s:0", ns->peer_ip);
+	char *argv[] = {"runner", "serve", "--listen", listen, "--token", (char *)in->token,
+			"--ready-file", (char *)in->ready, "--quiet", NULL};
+	execv(in->exe, argv);
 }
 
 static int make_token(struct serve_peer *p, char *dir, size_t dirlen)
@@ -171,13 +528,13 @@ static int wait_ready(struct serve_peer *p, const char *ready)
 			if (ok && p->addr[0])
 				return 0;
 		}
-		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-			p->pid = 0;
+		if (waitpid(p->ns.pid, &status, WNOHANG) == p->ns.pid) {
+			p->ns.pid = 0;
 			snprintf(p->reason, sizeof p->reason, "!--peer netns: the serve in the "
 				 "namespace exited (status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			return -1;
 		}
-		nanosleep(&(struct timespec){0, 10000000}, NULL);
+		sleep_ms(10);
 	}
 	snprintf(p->reason, sizeof p->reason, "!--peer netns: the serve did not start in 5 s");
 	return -1;
@@ -185,11 +542,9 @@ static int wait_ready(struct serve_peer *p, const char *ready)
 
 int serve_peer_up(struct serve_peer *p, const char *spec, int quiet)
 {
-	char exe[PATH_MAX], dir[300], ready[320], ip_host[32], ip_peer[32], pidtxt[16];
-	int up[2] = {-1, -1}, go[2] = {-1, -1};
-	unsigned idx = (unsigned)getpid() % 16384u;
+	char exe[PATH_MAX], dir[300], ready[320];
+	struct peer_inside in = {.exe = exe, .ready = ready};
 	ssize_t n;
-	char c;
 
 	memset(p, 0, sizeof *p);
 	p->given = spec;
@@ -214,53 +569,23 @@ int serve_peer_up(struct serve_peer *p, const char *spec, int quiet)
 	exe[n] = '\0';
 	if (make_token(p, dir, sizeof dir) < 0)
 		goto fail;
+	in.token = p->token_path;
 	snprintf(ready, sizeof ready, "%s/ready", dir);
-	snprintf(p->host_if, sizeof p->host_if, "smh%d", (int)getpid());
-	snprintf(p->peer_if, sizeof p->peer_if, "smp%d", (int)getpid());
-	snprintf(ip_host, sizeof ip_host, "10.200.%u.%u/30", idx / 64, (idx % 64) * 4 + 1);
-	snprintf(ip_peer, sizeof ip_peer, "10.200.%u.%u/30", idx / 64, (idx % 64) * 4 + 2);
-	if (pipe2(up, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0)
-		goto fail;
-	fflush(NULL);
-	p->pid = fork();
-	if (p->pid == 0)
-		child_main(p, exe, up[1], go[0], ip_peer, ready);
-	if (p->pid < 0) {
-		p->pid = 0;
-		snprintf(p->reason, sizeof p->reason, "!--peer netns: fork: %s", strerror(errno));
+	if (serve_ns_up(&p->ns, "--peer netns", 200, "sm", 0, peer_exec, &in, p->reason + 1,
+			sizeof p->reason - 1) < 0) {
+		p->reason[0] = '!';
 		goto fail;
 	}
-	close(up[1]);
-	close(go[0]);
-	up[1] = go[0] = -1;
-	if (read(up[0], &c, 1) != 1) {
-		snprintf(p->reason, sizeof p->reason, "!--peer netns: cannot create a network "
-			 "namespace (unshare CLONE_NEWNET failed)");
+	if (wait_ready(p, ready) < 0)
 		goto fail;
-	}
-	snprintf(pidtxt, sizeof pidtxt, "%d", (int)p->pid);
-	char *add[] = {"link", "add", p->host_if, "type", "veth", "peer", "name", p->peer_if,
-		       "netns", pidtxt, NULL};
-	char *addr[] = {"addr", "add", ip_host, "dev", p->host_if, NULL};
-	char *lnk[] = {"link", "set", p->host_if, "up", NULL};
-	if (ip_do(p, add) < 0 || ip_do(p, addr) < 0 || ip_do(p, lnk) < 0)
-		goto fail;
-	if (write(go[1], "g", 1) != 1 || wait_ready(p, ready) < 0)
-		goto fail;
-	close(up[0]);
-	close(go[1]);
 	setenv("SYSMETER_PEER_TOKEN", p->token_path, 1);
 	if (!quiet)
 		fprintf(stderr, "runner: --peer netns: serve at %s in a namespace (veth %s/%s)\n",
-			p->addr, p->host_if, p->peer_if);
+			p->addr, p->ns.host_if, p->ns.peer_if);
 	return 0;
 fail:
 	if (!p->reason[0])
 		snprintf(p->reason, sizeof p->reason, "!--peer netns: %s", strerror(errno));
-	for (int i = 0; i < 2; i++) {
-		if (up[i] >= 0) close(up[i]);
-		if (go[i] >= 0) close(go[i]);
-	}
 	fprintf(stderr, "runner: %s\n", p->reason + 1);
 	serve_peer_down(p);
 	p->netns = 1;
@@ -276,32 +601,7 @@ const char *serve_peer_addr(const struct serve_peer *p)
 
 void serve_peer_down(struct serve_peer *p)
 {
-	char path[300], msg[200];
-
-	if (p->pid > 0) {
-		int i;
-
-		kill(p->pid, SIGTERM);
-		for (i = 0; i < 200 && waitpid(p->pid, NULL, WNOHANG) == 0; i++)
-			nanosleep(&(struct timespec){0, 10000000}, NULL);
-		if (i == 200) {
-			kill(p->pid, SIGKILL);
-			waitpid(p->pid, NULL, 0);
-		}
-		p->pid = 0;
-	}
-	if (p->host_if[0]) {
-		char *del[] = {"link", "del", p->host_if, NULL};
-
-		snprintf(path, sizeof path, "/sys/class/net/%s", p->host_if);
-		/* Gone with the namespace, asynchronously; delete it if it lingers. */
-		for (int i = 0; i < 300 && access(path, F_OK) == 0; i++) {
-			if (i == 20)
-				(void)run_ip(del, msg, sizeof msg);
-			nanosleep(&(struct timespec){0, 10000000}, NULL);
-		}
-		p->host_if[0] = '\0';
-	}
+	serve_ns_down(&p->ns);
 	if (p->token_path[0]) {
 		char *slash = strrchr(p->token_path, '/');
 

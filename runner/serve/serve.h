@@ -1,6 +1,7 @@
 /*
  * serve.h - `runner serve`, the far end of the network probes (design §7
- * "Remote peers"), and `--peer netns`, a private namespace peer on this host.
+ * "Remote peers"), `--peer netns`, a private namespace peer on this host,
+ * and `--nfs netns`, nfs-ganesha in such a namespace (nfs.h).
  *
  * Protocol, version SERVE_PROTO_VERSION.  Every connection starts with a
  * control exchange of '\n'-terminated ASCII lines of at most SERVE_LINE_MAX
@@ -43,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "serve/wire.h"
+#include "serve/nfs.h"
 
 #define SERVE_LINE_MAX 256
 #define SERVE_DEFAULT_PORT 7077
@@ -94,21 +96,77 @@ struct serve_opts {
 int serve_main(const struct serve_opts *o);
 
 /*
+ * A private network namespace on this host (netns.c), shared by --peer
+ * netns and --nfs netns: unnamed, held by the first process inside it
+ * (ns.pid), so it lives exactly as long as the processes in it.  Every one
+ * of them has PR_SET_PDEATHSIG(SIGKILL) and its own process group (Ctrl-C
+ * at the terminal reaches the runner, which tears down in order), so even
+ * a runner killed with SIGKILL leaves no namespace.  It is joined to this
+ * namespace by a veth pair PREFIXh<runner pid> / PREFIXp<runner pid> in a
+ * /30 of 10.OCTET.0.0/16 picked from the runner's pid.
+ *
+ * A daemon that changes its user (rpcbind runs as _rpc) loses its
+ * death signal, so a `private` namespace is also a PID namespace whose
+ * init is ours: the holder dies with the runner, the init with the holder,
+ * and the kernel kills every process left in the PID namespace with it.
+ * It is a mount namespace too, with an empty tmpfs of its own on /run, so
+ * that daemons' sockets, locks and pid files there never meet the host's.
+ */
+struct serve_ns {
+	const char *what;		/* "--peer netns": the subject of messages */
+	int pid;			/* the holder: first process inside, 0 if none */
+	int private;			/* + PID and mount namespace, private /run */
+	char host_if[16], peer_if[16];	/* veth ends */
+	char host_ip[16], peer_ip[16];	/* dotted quads, in one /30 */
+	char net[20];			/* the /30: "10.77.0.0/30" */
+};
+
+/* Called in the namespace's first process once it is inside with its
+   address up; must exec or _exit. */
+typedef void (*serve_ns_fn)(const struct serve_ns *ns, void *arg);
+
+/* Make the namespace and its veth pair.  inside != NULL: run inside(ns,
+   arg) in the first process (it becomes the daemon); NULL: the first
+   process only holds the namespace, and serve_ns_up returns once the
+   address inside is up; start daemons with serve_ns_spawn.  0, or -1 with
+   a message in err (everything made so far removed). */
+int serve_ns_up(struct serve_ns *ns, const char *what, unsigned octet, const char *prefix,
+		int private, serve_ns_fn inside, void *arg, char *err, size_t errlen);
+
+/* Start argv[0] (a path) with argv in ns's namespaces, in its own process
+   group, dying with the runner; stdout and stderr appended to out_path.
+   In a private namespace the pid returned is a small shim outside the PID
+   namespace that passes SIGTERM/SIGINT/SIGHUP on and exits as the daemon
+   does.  The pid, or -1 with a message in err. */
+int serve_ns_spawn(const struct serve_ns *ns, char *const argv[], const char *out_path,
+		   char *err, size_t errlen);
+
+/* Stop a child: SIGTERM, up to grace_s seconds, then SIGKILL; reaped. */
+void serve_ns_stop(int pid, double grace_s);
+
+/* Stop the holder (and with it every process in a private namespace),
+   then wait for the namespace (and with it the veth pair) to go, deleting
+   the host end if it lingers.  Safe twice. */
+void serve_ns_down(struct serve_ns *ns);
+
+/* A process's start time (clock ticks since boot), 0 when it is gone or a
+   zombie: with the pid it names one process even after the pid is reused. */
+unsigned long long serve_ns_proc_start(int pid);
+
+/*
  * --peer netns: an unnamed network namespace holding one `runner serve`
- * (the namespace lives exactly as long as that process, which dies with the
- * runner: PR_SET_PDEATHSIG), joined to this one by a veth pair in a private
- * /30 of 10.200.0.0/16, with a fresh token.  serve_peer_up() resolves
- * `spec`: NULL -> no peer; "netns" -> the namespace; anything else -> as
- * given.  serve_peer_addr() is what probes get as host->peer: "HOST:PORT",
- * NULL, or "!<reason>" when a namespace was asked for and cannot be made
- * (the probes skip their remote points with that reason).
- * serve_peer_down() removes everything (safe to call twice).
+ * (serve_ns above; the serve is its first process), joined to this one by
+ * a veth pair in a private /30 of 10.200.0.0/16, with a fresh token.
+ * serve_peer_up() resolves `spec`: NULL -> no peer; "netns" -> the
+ * namespace; anything else -> as given.  serve_peer_addr() is what probes
+ * get as host->peer: "HOST:PORT", NULL, or "!<reason>" when a namespace was
+ * asked for and cannot be made (the probes skip their remote points with
+ * that reason).  serve_peer_down() removes everything (safe to call twice).
  */
 struct serve_peer {
 	int netns;			/* a namespace was asked for */
-	int pid;			/* the serve process, 0 if none */
+	struct serve_ns ns;		/* ns.pid: the serve process, 0 if none */
 	char addr[64];			/* "10.200.x.y:port" */
-	char host_if[16], peer_if[16];	/* veth ends */
 	char token_path[256];		/* removed by down */
 	char reason[400];		/* "!why": not available */
 	const char *given;
