@@ -81,6 +81,27 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	head -1 "$OUT/r1/results.csv" | grep -q '^experiment,point,status,'
 }
 
+@test "the manifest records the kernel command line, clocksource, SMT and CPU vulnerabilities; the report shows them" {
+	run "$RUNNER" -q -o "$OUT" --run-id mach tests/fixtures/specs/cli/null.yaml
+	[ "$status" -eq 0 ]
+	m="$OUT/mach/manifest.json"
+	[ "$(json "$m" 'd["machine"]["cmdline"]')" = "$(tr -d '\n' </proc/cmdline)" ]
+	cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	if [ -r "$cs" ]; then [ "$(json "$m" 'd["machine"]["clocksource"]')" = "$(cat "$cs")" ]; fi
+	vd=/sys/devices/system/cpu/vulnerabilities
+	if [ -d "$vd" ]; then
+		for f in "$vd"/*; do
+			[ "$(json "$m" "d['machine']['vulnerabilities']['$(basename "$f")']")" = "$(cat "$f")" ]
+		done
+		grep -q '^| CPU vulnerabilities | ' "$OUT/mach/report.md"
+	fi
+	if [ -r /sys/devices/system/cpu/smt/control ]; then
+		[ "$(json "$m" 'd["machine"]["smt"]["control"]')" = "$(cat /sys/devices/system/cpu/smt/control)" ]
+	fi
+	grep -q '^| Kernel command line | ' "$OUT/mach/report.md"
+	grep -q '^| Clocksource | ' "$OUT/mach/report.md"
+}
+
 @test "an existing run id is refused and nothing is overwritten" {
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml
 	[ "$status" -eq 0 ]

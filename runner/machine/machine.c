@@ -255,6 +255,65 @@ static json_t *root_disk(void)
 	return json_null();
 }
 
+/* The kernel command line (longer than read_line's buffer on a VM). */
+static json_t *cmdline(void)
+{
+	FILE *f = fopen("/proc/cmdline", "r");
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return json_null();
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return json_string(buf) ? json_string(buf) : json_null();
+}
+
+/* SMT as the kernel reports it: control (on, off, forceoff, notsupported,
+   notimplemented) and whether sibling threads are active; a guest usually
+   sees "notsupported" while its vCPUs may still be SMT siblings on the
+   host. */
+static json_t *smt(void)
+{
+	char *ctl = read_line("/sys/devices/system/cpu/smt/control");
+	char *act = read_line("/sys/devices/system/cpu/smt/active");
+	json_t *j;
+
+	if (!ctl && !act)
+		return json_null();
+	j = json_pack("{s:o,s:o}", "control", ctl ? json_string(ctl) : json_null(),
+		      "active", act ? json_boolean(strcmp(act, "1") == 0) : json_null());
+	free(ctl);
+	free(act);
+	return j;
+}
+
+/* Every CPU vulnerability and its mitigation state, as the kernel words
+   it: syscall and context-switch costs depend on them. */
+static json_t *vulnerabilities(void)
+{
+	const char *dir = "/sys/devices/system/cpu/vulnerabilities";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	json_t *j;
+
+	if (!d)
+		return json_null();
+	j = json_object();
+	while ((e = readdir(d))) {
+		char path[512];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		json_object_set_new(j, e->d_name, str_or_null(read_line(path)));
+	}
+	closedir(d);
+	return j;
+}
+
 json_t *machine_describe(double tsc_hz)
 {
 	struct utsname u;
@@ -304,5 +363,10 @@ json_t *machine_describe(double tsc_hz)
 	json_object_set_new(m, "disk", root_disk());
 	json_object_set_new(m, "nic", first_nic());
 	json_object_set_new(m, "privileged", json_boolean(geteuid() == 0));
+	json_object_set_new(m, "cmdline", cmdline());
+	json_object_set_new(m, "clocksource",
+		str_or_null(read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource")));
+	json_object_set_new(m, "smt", smt());
+	json_object_set_new(m, "vulnerabilities", vulnerabilities());
 	return m;
 }

@@ -125,6 +125,56 @@ static json_t *nfs_text(json_t *nfs)
 	return report_view_strf("none (%s)", err ? err : "n/a");
 }
 
+/* "spectre_v2: Mitigation: ...; ...; not affected: a, b", sorted by name. */
+static json_t *vulns_text(json_t *v)
+{
+	const char *k, *names[64];
+	json_t *x;
+	size_t n = 0;
+	char buf[4096] = "", rest[1024] = "";
+	size_t off = 0, roff = 0;
+
+	if (!json_is_object(v) || json_object_size(v) == 0)
+		return report_view_str("n/a");
+	json_object_foreach(v, k, x)
+		if (n < 64)
+			names[n++] = k;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const char *st = jsonutil_str(v, names[i]);
+
+		if (st && strcmp(st, "Not affected") == 0) {
+			if (roff < sizeof rest)
+				roff += (size_t)snprintf(rest + roff, sizeof rest - roff, "%s%s",
+							 roff ? ", " : "", names[i]);
+		} else if (off < sizeof buf) {
+			off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s: %s", off ? "; " : "",
+						names[i], st ? st : "n/a");
+		}
+	}
+	if (roff && off < sizeof buf)
+		snprintf(buf + off, sizeof buf - off, "%snot affected: %s", off ? "; " : "", rest);
+	return report_view_line(buf);
+}
+
+static json_t *smt_text(json_t *v)
+{
+	const char *ctl = jsonutil_str(v, "control");
+	json_t *act = json_object_get(v, "active");
+
+	if (!json_is_object(v))
+		return report_view_str("n/a");
+	return report_view_strf("%s%s", ctl ? ctl : "control n/a",
+				json_is_boolean(act) ? (json_is_true(act) ? ", siblings active"
+									  : ", no sibling active")
+						     : "");
+}
+
 json_t *report_run_machine(json_t *m, json_t *nfs)
 {
 	json_t *rows = json_array(), *v;
@@ -176,6 +226,15 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 	else
 		machine_row(rows, "Load average", report_view_any(v));
 	machine_row(rows, "Privileged", report_view_any(json_object_get(m, "privileged")));
+	if (json_object_get(m, "clocksource"))	/* runs before these were recorded lack them */
+		machine_row(rows, "Clocksource", report_view_any(json_object_get(m, "clocksource")));
+	if (json_object_get(m, "smt"))
+		machine_row(rows, "SMT", smt_text(json_object_get(m, "smt")));
+	if (json_object_get(m, "cmdline"))
+		machine_row(rows, "Kernel command line", report_view_any(json_object_get(m, "cmdline")));
+	if (json_object_get(m, "vulnerabilities"))
+		machine_row(rows, "CPU vulnerabilities",
+			    vulns_text(json_object_get(m, "vulnerabilities")));
 	if (json_is_object(nfs))	/* --nfs was given */
 		machine_row(rows, "NFS server", nfs_text(nfs));
 	return rows;

@@ -72,5 +72,5 @@ need_server() {
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id c --nfs netns "$FIX/nfs_read.yaml" \
 		--set nfs_read.params.cache=cold --set nfs_read.params.version=3
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
-	json "$OUT/c/results/nfs_read.json" 'all(p["extra"]["resident"]["median"] <= 0.01 and p["extra"]["evict"]["median"] == 1 for p in d["points"])' | grep -q True
+	json "$OUT/c/results/nfs_read.json" 'all(p["extra"]["resident"]["median"] <= 0.01 and p["extra"]["evict"]["median"] == 1 for p in d["points"])' | grep -qx true
 }
