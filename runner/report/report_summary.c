@@ -18,8 +18,9 @@ static int point_has_value(json_t *pt)
 	       isfinite(jsonutil_num(pt, "estimate"));
 }
 
+/* ci and ratio may be NULL: a dash. */
 static void summary_row(json_t *summary, const char *operation, const char *anchor,
-			json_t *predicted, json_t *measured, json_t *cycles)
+			json_t *predicted, json_t *measured, json_t *cycles, json_t *ci, json_t *ratio)
 {
 	json_t *r = json_object();
 
@@ -28,6 +29,8 @@ static void summary_row(json_t *summary, const char *operation, const char *anch
 	report_view_put(r, "predicted", predicted);
 	report_view_put(r, "measured", measured);
 	report_view_put(r, "cycles", cycles);
+	report_view_put(r, "ci", ci ? ci : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(r, "ratio", ratio ? ratio : report_view_str(REPORT_VIEW_DASH));
 	json_array_append_new(summary, r);
 }
 
@@ -49,7 +52,7 @@ static size_t knee_rows(json_t *summary, json_t *e, const char *title, const cha
 				op = NULL;
 			summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
 				    json_incref(json_object_get(r, "latency")),
-				    json_incref(json_object_get(r, "cycles")));
+				    json_incref(json_object_get(r, "cycles")), NULL, NULL);
 			free(op);
 			rows++;
 		}
@@ -70,7 +73,8 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 			n_ok++;
 	if (n_ok == 0) {
 		summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
-			    report_view_strf("%s", jsonutil_str(e, "status")), report_view_str(REPORT_VIEW_DASH));
+			    report_view_strf("%s", jsonutil_str(e, "status")), report_view_str(REPORT_VIEW_DASH),
+			    NULL, NULL);
 		return;
 	}
 	json_array_foreach(points, i, pt) {
@@ -94,10 +98,17 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 		} else {
 			op = strdup(title);
 		}
+		json_t *ci = json_object_get(pt, "ci");
+		double clo, chi;
+		clo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+		chi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
 		summary_row(summary, op ? op : title, anchor,
 			    isfinite(pv) ? report_view_num_unit(pv * d->scale, d->label) : report_view_str(REPORT_VIEW_DASH),
 			    report_view_num_unit(est * d->scale, d->label),
-			    isfinite(d->cyc) ? report_view_num(est * d->cyc) : report_view_str(REPORT_VIEW_DASH));
+			    isfinite(d->cyc) ? report_view_num(est * d->cyc) : report_view_str(REPORT_VIEW_DASH),
+			    isfinite(clo) && isfinite(chi) ? report_view_ci(clo * d->scale, chi * d->scale)
+							   : NULL,
+			    isfinite(pv) && pv != 0 ? report_view_num(est / pv) : NULL);
 		free(op);
 		free(label);
 		rows++;
@@ -114,6 +125,7 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 		units_format_number(hi * d->cyc, cb, sizeof cb);
 		summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
 			    report_view_strf("%s" REPORT_VIEW_DASH "%s %s", a, b, d->label),
-			    isfinite(d->cyc) ? report_view_strf("%s" REPORT_VIEW_DASH "%s", ca, cb) : report_view_str(REPORT_VIEW_DASH));
+			    isfinite(d->cyc) ? report_view_strf("%s" REPORT_VIEW_DASH "%s", ca, cb) : report_view_str(REPORT_VIEW_DASH),
+			    NULL, NULL);
 	}
 }
