@@ -122,3 +122,19 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	    assert all(r[h] == "" for h in other), r
 	PY
 }
+
+@test "a prediction split into base hardware and software overhead: value is their sum, the report's table shows both" {
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: 100, noise: 0}' 'repetitions: 4' 'iterations: 100' \
+		'predict:' '  - {hardware: 60ns, software: 40ns, why: "sixty plus forty"}' >"$BATS_TEST_TMPDIR/hs.yaml"
+	run "$RUNNER" -q -o "$OUT" --run-id hs "$BATS_TEST_TMPDIR/hs.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r hs hs)
+	[ "$(json "$f" '[d["points"][0]["prediction"][k] for k in ("hardware", "software", "value")]')" = "[60.0, 40.0, 100.0]" ]
+	[ "$(json "$f" 'round(d["points"][0]["prediction"]["ratio"], 6)')" = 1.0 ]
+	grep -q '^| all | 60.0 ns | 40.0 ns | 100 ns | 100 ns | 1.00 |$' "$OUT/hs/report.md"
+	# one part alone is not a prediction
+	printf '%s\n' 'probe: ok_fixed' 'predict:' '  - {hardware: 60ns}' >"$BATS_TEST_TMPDIR/h1.yaml"
+	run "$RUNNER" check "$BATS_TEST_TMPDIR/h1.yaml"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"h1.yaml:3:5: predict: missing required key 'value' (or both 'hardware' and 'software', which it is the sum of)" ]]
+}

@@ -161,6 +161,13 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 			report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(pv * d->cyc) : json_null());
 			report_view_put(r, "why", report_view_line(why ? why : "no reason given"));
 			report_view_put(r, "ratio", report_view_num(jsonutil_num(pred, "ratio")));
+			double hw = jsonutil_num(pred, "hardware"), sw = jsonutil_num(pred, "software");
+			report_view_put(r, "hardware", isfinite(hw) ? report_view_num_unit(hw * d->scale, d->label)
+							      : report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "software", isfinite(sw) ? report_view_num_unit(sw * d->scale, d->label)
+							      : report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "measured", report_view_num_unit(jsonutil_num(pt, "estimate") * d->scale,
+									 d->label));
 			json_array_append_new(preds, r);
 		}
 		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {

@@ -623,8 +623,9 @@ static void put_prediction(struct point_ctx *c)
 		if (!where_matches(s, pr->where, pr->n_where, c->pt))
 			continue;
 		json_decref(pred);
-		pred = json_pack("{s:o,s:s,s:s,s:o}", "value", results_num(pr->value),
+		pred = json_pack("{s:o,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
 				 "value_text", pr->value_text ? pr->value_text : "",
+				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
 				 "why", pr->why ? pr->why : "",
 				 "ratio", results_num(pr->value != 0 ? est_sub / pr->value : NAN));
 		if (isfinite(est_sub) && pr->value > 0 &&

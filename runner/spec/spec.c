@@ -242,6 +242,8 @@ void spec_free(struct spec *s)
 	for (size_t i = 0; s->predict && i < s->n_predict; i++) {
 		free_where(s->predict[i].where, s->predict[i].n_where);
 		free(s->predict[i].value_text);
+		free(s->predict[i].hw_text);
+		free(s->predict[i].sw_text);
 		free(s->predict[i].why);
 	}
 	free(s->predict);

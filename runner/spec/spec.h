@@ -61,6 +61,11 @@ struct spec_where {			/* `where: {size: 16KiB}` */
 struct spec_predict {
 	struct spec_where *where; size_t n_where;
 	char *value_text; double value;	/* value in the probe's unit (spec_bind) */
+	/* The seeds' split of a prediction: the base hardware cost and the
+	   software overhead on top (either may be NULL/NaN); value is their sum
+	   when the spec gives no value. */
+	char *hw_text, *sw_text; double hw, sw;
+	struct spec_pos hw_pos, sw_pos;
 	char *why;			/* "" when not given */
 	struct spec_pos pos;		/* of the list item */
 	struct spec_pos value_pos;

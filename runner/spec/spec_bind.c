@@ -345,7 +345,14 @@ static int bind_rest(struct bctx *b)
 		struct spec_predict *pr = &s->predict[i];
 		if (bind_where(b, pr->where, pr->n_where, "predict.where") < 0)
 			return -1;
-		if (units_parse_in(pr->value_text, b->p->unit, &pr->value, msg, sizeof(msg)) < 0)
+		pr->hw = pr->sw = NAN;
+		if (pr->hw_text && units_parse_in(pr->hw_text, b->p->unit, &pr->hw, msg, sizeof(msg)) < 0)
+			return bfail(b, pr->hw_pos, "predict.hardware: %s", msg);
+		if (pr->sw_text && units_parse_in(pr->sw_text, b->p->unit, &pr->sw, msg, sizeof(msg)) < 0)
+			return bfail(b, pr->sw_pos, "predict.software: %s", msg);
+		if (!pr->value_text)
+			pr->value = pr->hw + pr->sw;	/* both given: the parser saw to it */
+		else if (units_parse_in(pr->value_text, b->p->unit, &pr->value, msg, sizeof(msg)) < 0)
 			return bfail(b, pr->value_pos, "predict.value: %s", msg);
 	}
 	for (size_t i = 0; i < s->n_reference; i++) {

@@ -661,8 +661,8 @@ static int parse_where(struct spec_yaml_ctx *c, yaml_node_t *v, const char *path
 
 static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
-	static const char *const keys[] = {"where", "value", "why"};
-	yaml_node_t *vals[3], *kn[3];
+	static const char *const keys[] = {"where", "value", "why", "hardware", "software"};
+	yaml_node_t *vals[5], *kn[5];
 	size_t n;
 
 	(void)k;
@@ -680,16 +680,30 @@ static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, ya
 		if (it->type != YAML_MAPPING_NODE)
 			return spec_yaml_fail(c, spec_yaml_pos(c, it),
 				       "predict: expected a mapping {where, value, why}, got %s", WHAT(it));
-		if (spec_yaml_fields(c, it, "predict", keys, 3, vals, kn) < 0)
+		if (spec_yaml_fields(c, it, "predict", keys, 5, vals, kn) < 0)
 			return -1;
-		if (!vals[1])
-			return spec_yaml_fail(c, spec_yaml_pos(c, it), "predict: missing required key 'value'");
-		if (vals[1]->type != YAML_SCALAR_NODE)
+		for (int h = 3; h < 5; h++) {
+			if (!vals[h])
+				continue;
+			if (vals[h]->type != YAML_SCALAR_NODE)
+				return spec_yaml_fail(c, spec_yaml_pos(c, vals[h]),
+					       "predict.%s: expected a value like 1.2ns, got %s", keys[h],
+					       WHAT(vals[h]));
+			if (!(*(h == 3 ? &pr->hw_text : &pr->sw_text) = strdup(spec_yaml_str(vals[h]))))
+				return oom(c);
+			*(h == 3 ? &pr->hw_pos : &pr->sw_pos) = spec_yaml_pos(c, vals[h]);
+		}
+		if (!vals[1] && !(vals[3] && vals[4]))
+			return spec_yaml_fail(c, spec_yaml_pos(c, it),
+					      "predict: missing required key 'value' (or both 'hardware' "
+					      "and 'software', which it is the sum of)");
+		if (vals[1] && vals[1]->type != YAML_SCALAR_NODE)
 			return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]),
 				       "predict.value: expected a value like 1.2ns, got %s", WHAT(vals[1]));
-		if (!(pr->value_text = strdup(spec_yaml_str(vals[1]))))
+		if (vals[1] && !(pr->value_text = strdup(spec_yaml_str(vals[1]))))
 			return oom(c);
-		pr->value_pos = spec_yaml_pos(c, vals[1]);
+		if (vals[1])
+			pr->value_pos = spec_yaml_pos(c, vals[1]);
 		if (vals[2]) {
 			if (set_text(c, &pr->why, vals[2], "predict.why", 1) < 0)
 				return -1;

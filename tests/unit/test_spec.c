@@ -161,7 +161,7 @@ static const struct err_case parse_errors[] = {
 	{"probe: p\npredict: {value: 1ns}\n", "t.yaml:2:10: predict: expected a list of {where, value, why}, got a mapping"},
 	{"probe: p\npredict: [1ns]\n", "t.yaml:2:11: predict: expected a mapping {where, value, why}, got '1ns'"},
 	{"probe: p\npredict:\n  - {vaule: 1ns}\n", "t.yaml:3:6: predict: unknown key 'vaule' (did you mean 'value'?)"},
-	{"probe: p\npredict:\n  - {why: x}\n", "t.yaml:3:5: predict: missing required key 'value'"},
+	{"probe: p\npredict:\n  - {why: x}\n", "t.yaml:3:5: predict: missing required key 'value' (or both 'hardware' and 'software', which it is the sum of)"},
 	{"probe: p\npredict:\n  - {value: [1]}\n", "t.yaml:3:13: predict.value: expected a value like 1.2ns, got a list"},
 	{"probe: p\npredict:\n  - {value: 1, where: [size]}\n", "t.yaml:3:23: predict.where: expected a mapping {param: value}, got a list"},
 	{"probe: p\npredict:\n  - {value: 1, where: {size: [1]}}\n", "t.yaml:3:30: predict.where.size: expected a single value, got a list"},
