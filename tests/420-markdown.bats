@@ -60,3 +60,25 @@ setup() {
 	! grep -q '[^\\]<b onmouseover' "$OUT/e/report.md"
 	grep -q '^\\end{verbatim}\\input{/etc/passwd}\\begin{verbatim}$' "$OUT/e/report.md"
 }
+
+@test "discussion: the user's Markdown after the results, in both reports" {
+	cat >"$BATS_TEST_TMPDIR/d.yaml" <<-'YAML'
+	probe: ok_fixed
+	params: {noise: 0}
+	repetitions: 3
+	iterations: 100
+	description: The fixture.
+	discussion: |
+	  The figure is **exactly** the base, as `ok_fixed` promises.
+	YAML
+	run "$RUNNER" -q -o "$OUT" --run-id d "$BATS_TEST_TMPDIR/d.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/d/results/d.json" 'd["discussion"]')" = 'The figure is **exactly** the base, as `ok_fixed` promises.' ]
+	md="$OUT/d/report.md"
+	grep -q '^The figure is \*\*exactly\*\* the base, as `ok_fixed` promises.$' "$md"
+	# after the results table
+	[ "$(grep -n '^\*\*Discussion\.\*\*$' "$md" | cut -d: -f1)" -gt "$(grep -n '^| unit | predicted | measured' "$md" | cut -d: -f1)" ]
+	txt=$(pdftotext "$OUT/d/report.pdf" -)
+	grep -q 'The figure is exactly the base, as ok_fixed promises.' <<<"$txt"
+	grep -q '^Discussion\.' <<<"$txt"
+}

@@ -121,6 +121,12 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	report_view_put(e, "description_tex", report_view_str(tex));
 	free(md);
 	free(tex);
+	md = report_markdown_markdown(jsonutil_str(res, "discussion"));
+	tex = report_markdown_latex(jsonutil_str(res, "discussion"));
+	report_view_put(e, "discussion", md ? report_view_str(md) : json_null());
+	report_view_put(e, "discussion_tex", tex ? report_view_str(tex) : json_null());
+	free(md);
+	free(tex);
 	report_view_put(e, "status", report_view_str(status ? status : "unknown"));
 	report_view_put(e, "status_text", report_view_str(status_text(status)));
 	report_view_put(e, "unit", report_view_str(d->label));

@@ -122,6 +122,7 @@ json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *
 	json_object_set_new(r, "title", json_string(s->title));
 	json_object_set_new(r, "group", json_string(s->group));
 	json_object_set_new(r, "description", json_string(s->description ? s->description : ""));
+	json_object_set_new(r, "discussion", s->discussion ? json_string(s->discussion) : json_null());
 	json_object_set_new(r, "status", json_string("running"));
 	if (lp)
 		json_object_set_new(r, "probe", probe_json(lp));

@@ -227,6 +227,7 @@ void spec_free(struct spec *s)
 	free(s->group);
 	free(s->probe);
 	free(s->description);
+	free(s->discussion);
 	for (size_t i = 0; s->params && i < s->n_params; i++) {
 		struct spec_param *sp = &s->params[i];
 		free(sp->name);

@@ -118,6 +118,7 @@ struct spec {
 	   plus the smallest round trip measured by `rtt` among its points that
 	   fit `rtt_where` ({param: value}); rtt and rtt_where are optional. */
 	char *beside, *beside_rtt;
+	char *discussion;		/* the user's Markdown after the results; NULL: none */
 	char **beside_where; size_t n_beside_where;	/* rtt_where: "param=text" */
 	/* after spec_bind: one value list per probe parameter, table order */
 	const struct probe *bound;

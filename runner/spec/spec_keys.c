@@ -177,6 +177,13 @@ static int h_description(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v
 	return set_text(c, &s->description, v, "description", 1);
 }
 
+/* The user's discussion of the results (Markdown), placed after them. */
+static int h_discussion(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
+{
+	(void)k;
+	return set_text(c, &s->discussion, v, "discussion", 1);
+}
+
 static int raw_push(struct spec_yaml_ctx *c, struct spec_param *sp, yaml_node_t *v)
 {
 	if (!(sp->raw[sp->n_raw] = strdup(spec_yaml_str(v))))
@@ -993,13 +1000,13 @@ static const char *const top_names[] = {
 	"name", "title", "group", "probe", "description", "params", "sweep", "repetitions",
 	"warmup", "iterations", "min_sample_time", "outliers", "estimate", "subtract", "cpu",
 	"priority", "timeout", "predict", "reference", "chart", "findings", "quick", "rounds",
-	"beside",
+	"beside", "discussion",
 };
 static const key_fn top_fns[] = {
 	h_name, h_title, h_group, h_probe, h_description, h_params, h_sweep, h_repetitions,
 	h_warmup, h_iterations, h_min_sample_time, h_outliers, h_estimate, h_subtract, h_cpu,
 	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick, h_rounds,
-	h_beside,
+	h_beside, h_discussion,
 };
 
 void spec_keys_defaults(struct spec *s)
