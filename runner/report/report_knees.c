@@ -42,9 +42,15 @@ static json_t *level_row(json_t *lvl, json_t *sysfs, const struct report_unit *d
 	size_t j;
 	int level = 0;
 
+	double knee = jsonutil_num(lvl, "knee_bytes");
+	const char *note = jsonutil_str(lvl, "note");
+
 	report_view_put(r, "found", json_true());
 	report_view_put(r, "level", report_view_line(name ? name : "?"));
-	report_view_put(r, "size", report_view_size(jsonutil_num(lvl, "size_bytes")));
+	/* the knee (half-way up to the next level) where there is one: a cache
+	   of that size sits there on a curve sampled in steps */
+	report_view_put(r, "size", report_view_size(isfinite(knee) ? knee : jsonutil_num(lvl, "size_bytes")));
+	report_view_put(r, "note", report_view_line(note ? note : ""));
 	report_view_put(r, "latency", report_view_num_unit(lat * d->scale, d->label));
 	report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(lat * d->cyc) : report_view_str(REPORT_VIEW_DASH));
 	report_view_put(r, "sysfs", report_view_str(REPORT_VIEW_DASH));
@@ -90,6 +96,31 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 			 report_view_strf("%s=%s", sparam, key) : report_view_line(key));
 		json_array_foreach(json_object_get(s, "levels"), i, lvl)
 			json_array_append_new(rows, level_row(lvl, sysfs, d));
+		json_array_foreach(json_object_get(s, "missing"), i, lvl) {
+			json_t *r = json_object();
+
+			report_view_put(r, "found", json_false());
+			report_view_put(r, "level", report_view_strf("L%.0f", jsonutil_num(lvl, "level")));
+			report_view_put(r, "size", report_view_str("not found"));
+			report_view_put(r, "latency", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "sysfs", report_view_size(jsonutil_num(lvl, "size_bytes")));
+			report_view_put(r, "note", report_view_str("no plateau of its own on this curve"));
+			json_array_append_new(rows, r);
+		}
+		if (json_is_false(json_object_get(s, "memory_reached")) && json_array_size(rows)) {
+			json_t *r = json_object();
+
+			report_view_put(r, "found", json_false());
+			report_view_put(r, "level", report_view_str("Memory"));
+			report_view_put(r, "size", report_view_str("not reached"));
+			report_view_put(r, "latency", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "sysfs", report_view_str(REPORT_VIEW_DASH));
+			report_view_put(r, "note", report_view_str("no plateau at DRAM latency (50 ns or more) "
+								   "within the sizes measured"));
+			json_array_append_new(rows, r);
+		}
 		if (json_array_size(rows) == 0) {
 			json_t *r = json_object();
 
@@ -99,6 +130,7 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 			report_view_put(r, "latency", report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "sysfs", vsysfs_all(sysfs));
+			report_view_put(r, "note", report_view_str(""));
 			json_array_append_new(rows, r);
 		}
 		report_view_put(k, "rows", rows);

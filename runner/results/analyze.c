@@ -959,31 +959,26 @@ static json_t *sysfs_caches(const json_t *machine)
 	return arr;
 }
 
-/* stats_knees names plateaus by rank (L1, L2, ..., the last "Memory").  On
-   a shared or virtualised host the L3 may have no plateau of its own while
-   DRAM shows two (with and without page walks), so rank alone mislabels
-   them.  No cache level costs 50 ns or more on any current CPU and no DRAM
-   access costs less: the first plateau at or above it is "Memory", later
-   ones "Memory+TLB" (page walks added), and the ones below are L1, L2, ... in order. */
+/* The floor of a DRAM access and above any cache hit on current CPUs: the
+   first plateau at or above it is memory (stats_levels_name). */
 #define KNEE_DRAM_NS 50.0
-static void name_levels(struct stats_level *lv, size_t n, double ns_per_unit)
+
+/* The machine's data and unified caches, for naming the levels. */
+static size_t machine_caches(const json_t *machine, struct stats_cache *out, size_t max)
 {
-	size_t mem = n;
-	for (size_t i = 0; i < n; i++)
-		if (lv[i].latency * ns_per_unit >= KNEE_DRAM_NS) {
-			mem = i;
-			break;
-		}
-	if (mem == n)
-		return;		/* no DRAM plateau in range: keep the rank names */
-	for (size_t i = 0; i < n; i++) {
-		if (i < mem)
-			snprintf(lv[i].name, sizeof lv[i].name, "L%zu", i + 1);
-		else if (i == mem)
-			snprintf(lv[i].name, sizeof lv[i].name, "Memory");
-		else
-			snprintf(lv[i].name, sizeof lv[i].name, "Memory+TLB");
+	const json_t *c;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(machine, "caches"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const json_t *lvl = json_object_get(c, "level"), *sz = json_object_get(c, "size_bytes");
+
+		if ((t && strcmp(t, "Instruction") == 0) || !json_is_number(lvl) || !json_is_number(sz) ||
+		    n == max)
+			continue;
+		out[n++] = (struct stats_cache){ (int)json_number_value(lvl), json_number_value(sz) };
 	}
+	return n;
 }
 
 static json_t *knees(const struct spec *s, const json_t *points, const json_t *machine)
@@ -1044,15 +1039,29 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 				t = y[b]; y[b] = y[b - 1]; y[b - 1] = t;
 			}
 		struct stats_level lv[16];
-		size_t nl = stats_knees(x, y, m, lv, 16);
-		if (units_is_time(s->bound->unit, &ns_unit))
-			name_levels(lv, nl, ns_unit);
-		json_t *levels = json_array();
-		for (size_t l = 0; l < nl; l++)
-			json_array_append_new(levels, json_pack("{s:s,s:o,s:o}", "name", lv[l].name,
-				"size_bytes", results_num(lv[l].size), "latency", results_num(lv[l].latency)));
-		json_object_set_new(outs, key, json_pack("{s:o,s:o}", "levels", levels,
-							 "sysfs", sysfs_caches(machine)));
+		struct stats_cache caches[16], miss[16];
+		size_t nl = stats_knees(x, y, m, lv, 16), nmiss = 0, nc = 0;
+		int is_time = units_is_time(s->bound->unit, &ns_unit), mem = 0;
+		if (is_time)
+			nc = machine_caches(machine, caches, 16);
+		nmiss = stats_levels_name(lv, nl, x, y, m, is_time ? KNEE_DRAM_NS / ns_unit : INFINITY,
+					  caches, nc, miss, 16);
+		json_t *levels = json_array(), *missing = json_array();
+		for (size_t l = 0; l < nl; l++) {
+			mem |= strcmp(lv[l].name, "Memory") == 0;
+			json_array_append_new(levels, json_pack("{s:s,s:o,s:o,s:o,s:o,s:b,s:o}",
+				"name", lv[l].name, "size_bytes", results_num(lv[l].size),
+				"knee_bytes", results_num(lv[l].knee), "latency", results_num(lv[l].latency),
+				"sysfs_bytes", results_num(lv[l].sysfs), "within_step", lv[l].within_step,
+				"note", lv[l].note[0] ? json_string(lv[l].note) : json_null()));
+		}
+		for (size_t k2 = 0; k2 < nmiss; k2++)
+			json_array_append_new(missing, json_pack("{s:i,s:o}", "level", miss[k2].level,
+				"size_bytes", results_num(miss[k2].bytes)));
+		json_object_set_new(outs, key, json_pack("{s:o,s:o,s:o,s:b}", "levels", levels,
+							 "sysfs", sysfs_caches(machine),
+							 "missing", missing,
+							 "memory_reached", is_time ? mem : 1));
 		free(x);
 		free(y);
 	}

@@ -111,9 +111,37 @@ struct stats_level {
 	double size;			/* largest x on the plateau (bytes) */
 	double latency;			/* median y over the plateau */
 	size_t first, last;		/* indices of the plateau in x[] */
+	/* set by stats_levels_name: */
+	double knee;			/* x where the curve crosses the geometric mean of
+					   this level's and the next level's latency
+					   (log-log interpolated); NaN for the last level */
+	double sysfs;			/* the size the machine reports for this level, NaN */
+	int within_step;		/* knee within one sweep step of sysfs */
+	char note[200];			/* why a size differs, "" when nothing to say */
 };
 size_t stats_knees(const double *x, const double *y, size_t n,
 		   struct stats_level *levels, size_t max);
+
+/* A data or unified cache the machine reports (sysfs). */
+struct stats_cache {
+	int level;
+	double bytes;
+};
+
+/* Name the levels stats_knees found over x[], y[] (n points, any order)
+   and place them.  The first level whose latency is at least dram (in y's
+   unit: 50 ns, the floor of any DRAM access and above any cache hit) is
+   "Memory", later ones "Memory+TLB"; with no such level there is no
+   "Memory" at all (the curve did not reach DRAM).  Below it, with the
+   machine's caches (nc > 0), each level takes the cache level, above the
+   previous one's, whose size is nearest its knee; without them, L1, L2, ...
+   by rank.  Each level's knee is computed, and for cache levels compared
+   with the reported size: within_step when they differ by at most one
+   sweep step, else a note.  missing[] (up to nmiss) receives the cache
+   levels no plateau was named after; returns how many. */
+size_t stats_levels_name(struct stats_level *lv, size_t n, const double *x, const double *y,
+			 size_t m, double dram, const struct stats_cache *caches, size_t nc,
+			 struct stats_cache *missing, size_t nmiss);
 
 /* ---- the sequence of a point's samples (series.c) ------------------------
  * These look at samples in the order they were taken.  Each has an effect

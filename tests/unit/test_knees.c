@@ -297,11 +297,77 @@ static void test_lmbench_shape(void)
 	check("lmbench-shaped curve", lv, n, want, N_OF(want), 0);
 }
 
+/* Real curves, both strides, from ram_access on an Intel Xeon KVM guest
+   (2026-11-23; sysfs: L1d 48 KiB, L2 2 MiB, L3 260 MiB: the host's, shared
+   with other guests).  Stride 64: L1 and L2 within one sweep step of sysfs
+   at their knees (the L2 plateau itself ends at 512 KiB), the L3 plateau
+   far below its reported size (noted), then memory.  Stride 4096: an
+   L3-plus-page-walk plateau at 34-51 ns that rank alone called "Memory";
+   the curve is still climbing at 512 MiB: memory not reached. */
+static void test_intel_guest(void)
+{
+	static const double ns64[] = {
+		1.69, 1.69, 1.69, 1.69, 1.7, 1.69, 5.44, 5.44, 5.45, 6.04, 6.98, 17.23,
+		33.69, 35.9, 79.95, 134.86, 140.9, 143.84, 156.19, 180.58,
+	};
+	static const double ns4k[] = {
+		1.7, 1.69, 1.69, 1.69, 1.69, 1.69, 5.43, 5.43, 5.45, 7.76, 7.76, 16.12,
+		33.94, 37.52, 43.54, 46.37, 51.36, 64.98, 121.93, 165.12,
+	};
+	static const struct stats_cache caches[] = { { 1, 48 * KiB }, { 2, 2 * MiB }, { 3, 260 * MiB } };
+	struct stats_level lv[8];
+	struct stats_cache miss[4];
+	double x[20];
+	size_t n, nm;
+
+	for (size_t i = 0; i < 20; i++)
+		x[i] = KiB * (double)(1u << i);
+	n = stats_knees(x, ns64, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, ns64, 20, 50, caches, 3, miss, 4);
+	ok(n == 4 && nm == 0, "intel stride 64: 4 levels, none missing (%zu, %zu)", n, nm);
+	ok(n == 4 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") && !strcmp(lv[2].name, "L3") &&
+	   !strcmp(lv[3].name, "Memory"), "intel stride 64: L1 L2 L3 Memory");
+	ok(lv[0].within_step && lv[0].knee > 32 * KiB && lv[0].knee < 64 * KiB,
+	   "intel stride 64: L1 knee %.0f KiB within a step of 48 KiB", lv[0].knee / KiB);
+	ok(lv[1].within_step && lv[1].knee > 1 * MiB && lv[1].knee < 4 * MiB,
+	   "intel stride 64: L2 knee %.2f MiB within a step of 2 MiB", lv[1].knee / MiB);
+	ok(!lv[2].within_step && strstr(lv[2].note, "reported") != NULL,
+	   "intel stride 64: L3 knee far below 260 MiB, with a note: %s", lv[2].note);
+	ok(lv[3].latency > 100 && isnan(lv[3].knee), "intel stride 64: memory %.0f ns", lv[3].latency);
+
+	n = stats_knees(x, ns4k, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, ns4k, 20, 50, caches, 3, miss, 4);
+	int mem = 0;
+	for (size_t i = 0; i < n; i++)
+		mem |= !strcmp(lv[i].name, "Memory");
+	ok(!mem, "intel stride 4096: no level called Memory below 50 ns");
+	ok(n >= 3 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") && !strcmp(lv[2].name, "L3"),
+	   "intel stride 4096: L1 L2 L3 (%zu levels)", n);
+	ok(n >= 3 && lv[2].latency > 30 && lv[2].latency < 50, "intel stride 4096: L3 with walks at %.1f ns",
+	   n >= 3 ? lv[2].latency : NAN);
+	ok(lv[1].within_step, "intel stride 4096: L2 knee %.2f MiB within a step", lv[1].knee / MiB);
+	(void)nm;
+
+	/* without sysfs: rank names, and still no Memory below the floor */
+	n = stats_knees(x, ns4k, 20, lv, 8);
+	stats_levels_name(lv, n, x, ns4k, 20, 50, NULL, 0, miss, 4);
+	ok(n >= 3 && !strcmp(lv[2].name, "L3"), "no sysfs: rank names");
+	/* a level with no plateau of its own is missing, not its neighbour renamed:
+	   L1 32 KiB, L2 gone, L3 8 MiB, memory */
+	static const double skip[] = { 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 3, 6, 12, 12, 12, 12, 12, 12, 30, 90, 90, 90, 90, 90 };
+	static const struct stats_cache c3[] = { { 1, 32 * KiB }, { 2, 256 * KiB }, { 3, 8 * MiB } };
+	n = stats_knees(x, skip, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, skip, 20, 50, c3, 3, miss, 4);
+	ok(n == 3 && !strcmp(lv[1].name, "L3") && nm == 1 && miss[0].level == 2,
+	   "a missing L2 is said (%zu levels, %s, %zu missing)", n, n > 1 ? lv[1].name : "-", nm);
+}
+
 int main(void)
 {
 	test_table();
 	test_noise();
 	test_limits();
 	test_lmbench_shape();
+	test_intel_guest();
 	return done_testing();
 }
