@@ -138,3 +138,25 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"h1.yaml:3:5: predict: missing required key 'value' (or both 'hardware' and 'software', which it is the sum of)" ]]
 }
+
+@test "predictions per machine: this CPU's glob wins over '*', another CPU's never applies" {
+	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+	[ -n "$model" ] || skip "no model name in /proc/cpuinfo"
+	word=$(awk '{print $1}' <<<"$model")
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: 100, noise: 0}' 'repetitions: 3' 'iterations: 100' \
+		'predict:' '  - {machine: "*NoSuchCpu*", value: 10ns}' '  - {value: 50ns}' \
+		"  - {machine: \"*${word}*\", value: 100ns}" >"$BATS_TEST_TMPDIR/pm.yaml"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id pm "$BATS_TEST_TMPDIR/pm.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r pm pm)" 'd["points"][0]["prediction"]["value"]')" = 100.0 ]
+	[ "$(json "$(r pm pm)" 'd["points"][0]["prediction"]["machine"]')" = "*${word}*" ]
+	# without a prediction for this CPU: the '*' one, never another CPU's
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: 100, noise: 0}' 'repetitions: 3' 'iterations: 100' \
+		'predict:' '  - {machine: "*NoSuchCpu*", value: 10ns}' '  - {value: 50ns}' >"$BATS_TEST_TMPDIR/pa.yaml"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id pa "$BATS_TEST_TMPDIR/pa.yaml"
+	[ "$(json "$(r pa pa)" 'd["points"][0]["prediction"]["value"]')" = 50.0 ]
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: 100, noise: 0}' 'repetitions: 3' 'iterations: 100' \
+		'predict:' '  - {machine: "*NoSuchCpu*", value: 10ns}' >"$BATS_TEST_TMPDIR/pn.yaml"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id pn "$BATS_TEST_TMPDIR/pn.yaml"
+	[ "$(json "$(r pn pn)" 'd["points"][0]["prediction"]')" = null ]
+}

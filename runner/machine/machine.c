@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,21 @@ static json_t *vulnerabilities(void)
 	}
 	closedir(d);
 	return j;
+}
+
+int machine_matches(const char *pattern)
+{
+	static char *model;
+	char host[256] = "";
+
+	if (!pattern || strcmp(pattern, "*") == 0)
+		return 1;
+	if (!model)
+		model = find_field("/proc/cpuinfo", "model name", ':');
+	if (model && fnmatch(pattern, model, FNM_CASEFOLD) == 0)
+		return 1;
+	gethostname(host, sizeof host - 1);
+	return strcmp(pattern, host) == 0;
 }
 
 json_t *machine_describe(double tsc_hz)

@@ -14,4 +14,9 @@ double machine_calibrate_tsc(void);
 /* The manifest's `machine` object (docs/results-format.md). */
 json_t *machine_describe(double tsc_hz);
 
+/* Does a spec's machine pattern name this machine?  "*" always; else a
+   glob (fnmatch, case-insensitive) over the CPU model ("*EPYC*",
+   "*Xeon*"), or the host name exactly. */
+int machine_matches(const char *pattern);
+
 #endif

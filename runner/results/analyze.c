@@ -15,6 +15,7 @@
 
 #include "exec/exec.h"
 #include "exec/loader.h"
+#include "machine/machine.h"
 #include "plan/plan.h"
 #include "results/file_cache.h"
 #include "results/results.h"
@@ -615,16 +616,27 @@ static void put_extra(struct point_ctx *c)
 static void put_prediction(struct point_ctx *c)
 {
 	const struct spec *s = c->s;
+	const struct spec_predict *any = NULL, *mine = NULL, *pr;
 	double est_sub = c->est_sub;
 	json_t *pred = json_null();
 
-	for (size_t i = 0; i < s->n_predict; i++) {
-		const struct spec_predict *pr = &s->predict[i];
+	/* the first prediction for this machine wins, else the first for '*' */
+	for (size_t i = 0; i < s->n_predict && !mine; i++) {
+		pr = &s->predict[i];
 		if (!where_matches(s, pr->where, pr->n_where, c->pt))
 			continue;
-		json_decref(pred);
-		pred = json_pack("{s:o,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
+		if (pr->machine && strcmp(pr->machine, "*") != 0) {
+			if (machine_matches(pr->machine))
+				mine = pr;
+		} else if (!any) {
+			any = pr;
+		}
+	}
+	pr = mine ? mine : any;
+	if (pr) {
+		pred = json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
 				 "value_text", pr->value_text ? pr->value_text : "",
+				 "machine", pr->machine ? pr->machine : "*",
 				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
 				 "why", pr->why ? pr->why : "",
 				 "ratio", results_num(pr->value != 0 ? est_sub / pr->value : NAN));
@@ -633,23 +645,20 @@ static void put_prediction(struct point_ctx *c)
 			flag(c->sanity, "far_from_prediction",
 			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, c->p->unit,
 			     est_sub / pr->value, pr->value, c->p->unit);
-		break;
 	}
 	json_object_set_new(c->o, "prediction", pred);
 }
 
-/* 7. The reference band for this host (a host's own band wins over '*'). */
+/* 7. The reference band for this machine (its host name or CPU model glob,
+   machine_matches; a machine's own band wins over '*'). */
 static void put_reference(struct point_ctx *c)
 {
 	const struct spec *s = c->s;
 	double est_sub = c->est_sub;
 	json_t *ref = json_null();
-	char host[256] = "";
-
-	gethostname(host, sizeof host - 1);
 	for (size_t i = 0; i < s->n_reference; i++) {
 		const struct spec_reference *rf = &s->reference[i];
-		if (strcmp(rf->machine, "*") != 0 && strcmp(rf->machine, host) != 0)
+		if (!machine_matches(rf->machine))
 			continue;
 		if (!where_matches(s, rf->where, rf->n_where, c->pt))
 			continue;

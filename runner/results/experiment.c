@@ -69,7 +69,8 @@ static json_t *resolved_spec(const struct spec *s)
 		for (size_t k = 0; k < s->predict[i].n_where; k++)
 			json_object_set_new(w, s->predict[i].where[k].param,
 					    json_string(s->predict[i].where[k].text));
-		json_array_append_new(pred, json_pack("{s:o,s:o,s:s,s:o,s:o,s:s}", "where", w,
+		json_array_append_new(pred, json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s}", "where", w,
+			"machine", s->predict[i].machine ? s->predict[i].machine : "*",
 			"value", results_num(s->predict[i].value),
 			"value_text", s->predict[i].value_text ? s->predict[i].value_text : "",
 			"hardware", results_num(s->predict[i].hw),

@@ -244,6 +244,7 @@ void spec_free(struct spec *s)
 		free_where(s->predict[i].where, s->predict[i].n_where);
 		free(s->predict[i].value_text);
 		free(s->predict[i].hw_text);
+		free(s->predict[i].machine);
 		free(s->predict[i].sw_text);
 		free(s->predict[i].why);
 	}

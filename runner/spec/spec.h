@@ -66,6 +66,10 @@ struct spec_predict {
 	   when the spec gives no value. */
 	char *hw_text, *sw_text; double hw, sw;
 	struct spec_pos hw_pos, sw_pos;
+	/* The machines it is for: a glob over the CPU model ("*EPYC*",
+	   "*Xeon*") or a host name; "*" (the default) for any.  A point takes
+	   the first prediction for its machine, else the first for "*". */
+	char *machine;
 	char *why;			/* "" when not given */
 	struct spec_pos pos;		/* of the list item */
 	struct spec_pos value_pos;

@@ -668,8 +668,8 @@ static int parse_where(struct spec_yaml_ctx *c, yaml_node_t *v, const char *path
 
 static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
-	static const char *const keys[] = {"where", "value", "why", "hardware", "software"};
-	yaml_node_t *vals[5], *kn[5];
+	static const char *const keys[] = {"where", "value", "why", "hardware", "software", "machine"};
+	yaml_node_t *vals[6], *kn[6];
 	size_t n;
 
 	(void)k;
@@ -687,8 +687,11 @@ static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, ya
 		if (it->type != YAML_MAPPING_NODE)
 			return spec_yaml_fail(c, spec_yaml_pos(c, it),
 				       "predict: expected a mapping {where, value, why}, got %s", WHAT(it));
-		if (spec_yaml_fields(c, it, "predict", keys, 5, vals, kn) < 0)
+		if (spec_yaml_fields(c, it, "predict", keys, 6, vals, kn) < 0)
 			return -1;
+		if (vals[5] ? set_text(c, &pr->machine, vals[5], "predict.machine", 0) < 0
+			    : !(pr->machine = strdup("*")))
+			return vals[5] ? -1 : oom(c);
 		for (int h = 3; h < 5; h++) {
 			if (!vals[h])
 				continue;
