@@ -39,6 +39,35 @@ static const char *status_text(const char *st)
 	return st;
 }
 
+/* The distinct file systems the points read from (their `dir`): "ext4,
+   /dev/vda at /, rw,relatime"; for NFS also what the options mean for the
+   client's caches. */
+static json_t *filesystems_view(json_t *points)
+{
+	json_t *out = json_array(), *pt, *seen = json_object();
+	size_t i;
+
+	json_array_foreach(points, i, pt) {
+		json_t *fs = json_object_get(pt, "filesystem");
+		const char *mnt = jsonutil_str(fs, "mount"), *caches = jsonutil_str(fs, "client_caches");
+		char key[4200];
+
+		if (!mnt)
+			continue;
+		strf(key, sizeof key, "%s|%s", mnt, jsonutil_str(fs, "source") ? jsonutil_str(fs, "source") : "");
+		if (json_object_get(seen, key))
+			continue;
+		json_object_set_new(seen, key, json_true());
+		json_array_append_new(out, json_pack("{s:o}", "text", report_view_strf(
+			"%s, %s at %s (%s)%s%s", jsonutil_str(fs, "type") ? jsonutil_str(fs, "type") : "?",
+			jsonutil_str(fs, "source") ? jsonutil_str(fs, "source") : "?", mnt,
+			jsonutil_str(fs, "options") ? jsonutil_str(fs, "options") : "",
+			caches ? "; " : "", caches ? caches : "")));
+	}
+	json_decref(seen);
+	return out;
+}
+
 /* Write and draw the experiment's chart (when asked to, and when there is
    something to draw) and say in e.chart which pictures exist.  A gnuplot
    failure is remembered in rm and does not stop the report; a template
@@ -215,6 +244,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	report_view_put(e, "knees", arr);
 	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
 	report_view_put(e, "beside", report_beside_view(rm->run, res, swept, &d));
+	report_view_put(e, "filesystems", filesystems_view(points));
 	fc = jsonutil_str(json_object_get(json_object_get(res, "findings"), "file_cache"), "summary");
 	report_view_put(e, "file_cache", fc ? report_view_str(fc) : json_null());
 

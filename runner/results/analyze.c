@@ -873,6 +873,10 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 	c.params = results_params(s, pt, 0);
 	json_object_set_new(c.o, "params", c.params);
 	json_object_set_new(c.o, "params_text", results_params(s, pt, 1));
+	/* A directory parameter (the file-system probes' `dir`): say what it
+	   is on, so a figure read from it names its file system. */
+	json_object_set_new(c.o, "filesystem", results_filesystem(json_string_value(
+		json_object_get(json_object_get(c.o, "params_text"), "dir"))));
 	sort_samples(&c);
 	mark_outliers(&c);
 	round_estimates(&c);

@@ -73,6 +73,14 @@ const char *results_status(const json_t *points, int interrupted);
 /* The point's params as JSON objects (numbers / strings), and as text. */
 json_t *results_params(const struct spec *s, const struct plan_point *pt, int as_text);
 
+/* The file system holding directory dir (filesystem.c), from
+   /proc/self/mountinfo: {mount, type, source, options, super_options}
+   and, for NFS, client_caches (what the mount options say about the
+   client's caches); null when dir is NULL, empty or not found. */
+json_t *results_filesystem(const char *dir);
+/* The same from another mountinfo file (tests). */
+json_t *results_filesystem_in(const char *dir, const char *mountinfo);
+
 /* The kept samples' primary values of a point JSON (for compare). */
 size_t results_kept(const json_t *point, double **out);
 

@@ -79,6 +79,12 @@ for k in pts:
 	[ "$status" -eq 1 ]
 	run fs_reasons "$BATS_TEST_TMPDIR/out/t/results/file_read.json"
 	[[ "$output" == *"(tmpfs) is still cached"*"cannot be evicted"* ]] || { echo "$output"; return 1; }
+	# the point says what its directory is on (the runner, from mountinfo)
+	python3 - "$BATS_TEST_TMPDIR/out/t/results/file_read.json" "$BATS_TEST_TMPDIR/mem" <<-'PY'
+	import json, os, sys
+	fs = json.load(open(sys.argv[1]))["points"][0]["filesystem"]
+	assert fs["type"] == "tmpfs" and fs["mount"] == os.path.realpath(sys.argv[2]), fs
+	PY
 }
 
 @test "file_read: not enough free space is refused with the directory, need and free" {
