@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/compare.h"
 #include "cli/info.h"
+#include "cli/nfs_serve.h"
 #include "cli/rerun.h"
 #include "cli/run.h"
 #include "lib/version.h"
@@ -55,6 +56,15 @@ static int cmd_serve(char **ops, size_t nops, struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	return serve_main(&so);
+}
+
+static int cmd_nfs_serve(char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops != 0) {
+		fprintf(stderr, "runner: nfs-serve: no operand expected ('%s')\n", ops[0]);
+		return EXIT_USAGE;
+	}
+	return nfs_serve_main(o->ready_file, o->quiet);
 }
 
 static int cmd_check(char **ops, size_t nops, struct cli_opts *o)
@@ -157,6 +167,8 @@ const struct cli_command cli_commands[] = {
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
 	{"serve", cmd_serve, "[--listen ADDR:PORT] [--token FILE]",
 	 "the peer of the network probes, until Ctrl-C"},
+	{"nfs-serve", cmd_nfs_serve, "[--ready-file FILE]",
+	 "the --nfs netns server on its own (root), until Ctrl-C"},
 	{NULL, NULL, NULL, NULL},
 };
 
