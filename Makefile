@@ -121,7 +121,7 @@ deps:
 	@sh tools/deps.sh
 
 run: all
-	$(BUILD)/runner $(if $(filter 0,$(shell id -u)),--peer netns) specs/
+	$(BUILD)/runner $(if $(filter 0,$(shell id -u)),--peer netns --nfs netns) specs/
 
 # The whole suite, warnings as errors, in a normal build and again under
 # ASan+UBSan, ending with one "N passed, N failed" line.

@@ -372,6 +372,8 @@ static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv
 	setpgid(0, 0);
 	if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);
+	/* nothing of the runner's (a test harness's pipe, say) in a daemon */
+	close_range(3, ~0u, 0);
 	if (join_ns(ns, msg, sizeof msg) < 0) {
 		fprintf(stderr, "runner: %s: %s\n", ns->what, msg);
 		_exit(126);

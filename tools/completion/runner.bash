@@ -12,7 +12,7 @@
 
 _runner_commands="run check list probe-help report rerun compare"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
-	--seed --peer --no-report -q --quiet -v --verbose -h --help --version"
+	--seed --peer --nfs --no-report -q --quiet -v --verbose -h --help --version"
 # Every top-level spec key but quick (which --set refuses).
 _runner_spec_keys="name title group probe description params sweep repetitions warmup
 	iterations min_sample_time outliers estimate subtract cpu priority timeout predict
@@ -126,7 +126,7 @@ _runner() {
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --out | --run-id | --probe-dir | --templates | --set | --filter | --seed | \
-			--peer | --format | --threshold | --fail-on | --json)
+			--peer | --nfs | --format | --threshold | --fail-on | --json)
 			[[ $w == --probe-dir ]] && pdir=(--probe-dir "${COMP_WORDS[i + 1]}")
 			((i + 1 == COMP_CWORD)) || ((i++))
 			;;
@@ -149,6 +149,10 @@ _runner() {
 		return 0
 		;;
 	--run-id | --seed | --peer | --threshold)
+		return 0
+		;;
+	--nfs)	# or nfs://HOST/EXPORT, which is the user's to type
+		COMPREPLY=($(compgen -W "netns" -- "$cur"))
 		return 0
 		;;
 	--fail-on)
