@@ -401,7 +401,8 @@ static int rpc_call(const char *ip, int port, uint32_t prog, uint32_t vers, uint
 		xdr_u32(msg, &n, 0);
 	xdr_u32(msg, &n, 0);		/* verifier: AUTH_NONE */
 	xdr_u32(msg, &n, 0);
-	memcpy(msg + n, args, args_len);
+	if (args_len)		/* NULL with 0 for NULL calls */
+		memcpy(msg + n, args, args_len);
 	n += args_len;
 	at = 0;
 	xdr_u32(msg, &at, 0x80000000u | (uint32_t)(n - 4));	/* the record mark */
