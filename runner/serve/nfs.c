@@ -51,7 +51,6 @@
 #define PROG_MOUNT 100005u
 
 struct serve_nfs {
-	char given[512];
 	int netns;
 	char url[300], label[300], error[2048];
 	char area[PATH_MAX], export_dir[PATH_MAX + 16];
@@ -666,7 +665,6 @@ struct serve_nfs *serve_nfs_up(const char *given, int quiet, volatile sig_atomic
 		return NULL;
 	if (!(n = calloc(1, sizeof *n)))
 		return NULL;
-	snprintf(n->given, sizeof n->given, "%s", given);
 	if (strcmp(given, "netns") != 0) {
 		h = url_host_len(given);
 		snprintf(n->url, sizeof n->url, "%s", given);
@@ -700,11 +698,6 @@ const char *serve_nfs_label(const struct serve_nfs *n)
 const char *serve_nfs_error(const struct serve_nfs *n)
 {
 	return n && n->error[0] ? n->error : NULL;
-}
-
-const char *serve_nfs_given(const struct serve_nfs *n)
-{
-	return n ? n->given : NULL;
 }
 
 void serve_nfs_down(struct serve_nfs *n)
