@@ -16,8 +16,9 @@
  * ganesha.pid, rpcbind.out, recovery/ (v4 client records) and export/.
  *
  * Readiness is asked of the server itself, over the veth: RPC NULL calls
- * to NFSv3 and NFSv4 on port 2049, and MOUNT v3 looked up in rpcbind and
- * called; no sleep stands in for it.
+ * to NFSv3 and NFSv4 on port 2049, MOUNT v3 looked up in rpcbind and the
+ * export mounted through it (as root, as the probes will); no sleep stands
+ * in for it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -272,6 +273,9 @@ static int write_config(struct serve_nfs *n)
 		"\tNFS_Port = 2049;\n"
 		"\t# v3 mounts name the export by its pseudo path, as v4 does\n"
 		"\tmount_path_pseudo = true;\n"
+		"}\n"
+		"NFS_KRB5 {\n"
+		"\tActive_krb5 = false;\t# sec=sys only: no keytab to look for\n"
 		"}\n"
 		"NFSV4 {\n"
 		"\t# no grace period: v4 OPENs fail during one\n"
