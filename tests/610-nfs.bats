@@ -276,6 +276,30 @@ check_ok_point() {
 	check_ok_point "$OUT/u/results/info.json"
 }
 
+@test "nfs: Ctrl-C while the server starts (a ganesha that never answers) ends the run at once and leaves nothing" {
+	need_ganesha
+	# a "ganesha" that names its config (ganesha.nfsd -F -f CONF ...) and sleeps
+	printf '#!/bin/bash\nexec -a "fake-ganesha $3" sleep 600\n' >"$BATS_TEST_TMPDIR/ganesha"
+	chmod +x "$BATS_TEST_TMPDIR/ganesha"
+	SYSMETER_GANESHA=$BATS_TEST_TMPDIR/ganesha run_bg --no-report -o "$OUT" --run-id t --nfs netns "$NFSSPECS/info.yaml"
+	area_of_run() { grep -l "^$RPID " /var/tmp/sysmeter-nfs.*/owner 2>/dev/null; }
+	wait_until 10 area_of_run
+	AREA=$(dirname "$(area_of_run)")
+	wait_until 10 pgrep -f "^fake-ganesha $AREA/ganesha.conf"
+	g=$(pgrep -f "^fake-ganesha $AREA/ganesha.conf")
+	PROCS=$(ns_procs "$(readlink "/proc/$g/ns/net")")
+	[ "$(readlink "/proc/$g/ns/net")" != "$(readlink /proc/self/ns/net)" ]
+	kill -INT "$RPID"
+	status=0; wait "$RPID" || status=$?
+	cat "$BATS_TEST_TMPDIR/log"
+	[ "$status" -eq 130 ]
+	grep -q 'runner: --nfs netns: interrupted while starting' "$BATS_TEST_TMPDIR/log"
+	[ "$(json "$OUT/t/manifest.json" 'd["nfs"]["error"]')" = "--nfs netns: interrupted while starting" ]
+	run nothing_left
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "nfs: without ganesha the NFS points skip, naming the packages and make deps; the run exits 0" {
 	need_root
 	SYSMETER_GANESHA=/nonexistent run "$RUNNER" --no-report -o "$OUT" --run-id t --nfs netns "$NFSSPECS/info.yaml"

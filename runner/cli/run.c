@@ -550,7 +550,7 @@ static void run_with_servers(struct run *r)
 	serve_peer_up(&r->peer, o->peer, o->quiet);	/* failure: remote points skipped */
 	if (!interrupted)
 		r->nfs = serve_nfs_up(o->nfs, o->quiet, &interrupted);	/* failure: NFS points skip */
-	results_manifest_set_nfs(r->manifest, serve_nfs_given(r->nfs), serve_nfs_url(r->nfs),
+	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->nfs),
 				 serve_nfs_label(r->nfs), serve_nfs_local_dir(r->nfs),
 				 serve_nfs_error(r->nfs));
 	write_manifest(r->dir, r->manifest);

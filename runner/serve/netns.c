@@ -187,6 +187,10 @@ static void first_main(struct serve_ns *ns, pid_t parent, int up_w, int go_r, se
 	if (getppid() != parent)
 		_exit(89);
 	setpgid(0, 0);
+	/* the runner's SIGINT/SIGTERM handlers are the runner's: stopping the
+	   holder (serve_ns_down) must end it */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if ((init = first_unshare(ns, msg, sizeof msg)) < 0) {
 		fprintf(stderr, "runner: %s: %s\n", ns->what, msg);
 		_exit(90);

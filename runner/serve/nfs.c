@@ -16,8 +16,9 @@
  * ganesha.pid, rpcbind.out, recovery/ (v4 client records) and export/.
  *
  * Readiness is asked of the server itself, over the veth: RPC NULL calls
- * to NFSv3 and NFSv4 on port 2049, and MOUNT v3 looked up in rpcbind and
- * called; no sleep stands in for it.
+ * to NFSv3 and NFSv4 on port 2049, MOUNT v3 looked up in rpcbind and the
+ * export mounted through it (as root, as the probes will); no sleep stands
+ * in for it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,7 +52,6 @@
 #define PROG_MOUNT 100005u
 
 struct serve_nfs {
-	char given[512];
 	int netns;
 	char url[300], label[300], error[2048];
 	char area[PATH_MAX], export_dir[PATH_MAX + 16];
@@ -274,6 +274,9 @@ static int write_config(struct serve_nfs *n)
 		"\t# v3 mounts name the export by its pseudo path, as v4 does\n"
 		"\tmount_path_pseudo = true;\n"
 		"}\n"
+		"NFS_KRB5 {\n"
+		"\tActive_krb5 = false;\t# sec=sys only: no keytab to look for\n"
+		"}\n"
 		"NFSV4 {\n"
 		"\t# no grace period: v4 OPENs fail during one\n"
 		"\tGraceless = true;\n"
@@ -401,7 +404,8 @@ static int rpc_call(const char *ip, int port, uint32_t prog, uint32_t vers, uint
 		xdr_u32(msg, &n, 0);
 	xdr_u32(msg, &n, 0);		/* verifier: AUTH_NONE */
 	xdr_u32(msg, &n, 0);
-	memcpy(msg + n, args, args_len);
+	if (args_len)		/* NULL with 0 for NULL calls */
+		memcpy(msg + n, args, args_len);
 	n += args_len;
 	at = 0;
 	xdr_u32(msg, &at, 0x80000000u | (uint32_t)(n - 4));	/* the record mark */
@@ -665,7 +669,6 @@ struct serve_nfs *serve_nfs_up(const char *given, int quiet, volatile sig_atomic
 		return NULL;
 	if (!(n = calloc(1, sizeof *n)))
 		return NULL;
-	snprintf(n->given, sizeof n->given, "%s", given);
 	if (strcmp(given, "netns") != 0) {
 		h = url_host_len(given);
 		snprintf(n->url, sizeof n->url, "%s", given);
@@ -699,11 +702,6 @@ const char *serve_nfs_label(const struct serve_nfs *n)
 const char *serve_nfs_error(const struct serve_nfs *n)
 {
 	return n && n->error[0] ? n->error : NULL;
-}
-
-const char *serve_nfs_given(const struct serve_nfs *n)
-{
-	return n ? n->given : NULL;
 }
 
 void serve_nfs_down(struct serve_nfs *n)

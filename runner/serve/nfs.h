@@ -51,9 +51,6 @@ const char *serve_nfs_local_dir(const struct serve_nfs *n);
 const char *serve_nfs_label(const struct serve_nfs *n);
 const char *serve_nfs_error(const struct serve_nfs *n);
 
-/* "netns" or the URL, as given. */
-const char *serve_nfs_given(const struct serve_nfs *n);
-
 /* Stop everything, remove everything, free n (NULL is fine). */
 void serve_nfs_down(struct serve_nfs *n);
 
