@@ -174,6 +174,10 @@ struct probe_host {
 	const char *nfs_local_dir;
 	const char *nfs_label;
 	const char *nfs_error;
+	/* The CPU the namespace server's daemons are pinned to (--nfs netns),
+	   for a probe that offers same- and cross-CPU placement; -1 when not
+	   known (a server elsewhere, or none). */
+	int nfs_cpu;
 };
 
 struct probe {

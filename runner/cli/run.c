@@ -389,6 +389,7 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 		.scratch_root = r->scratch, .peer = serve_peer_addr(&r->peer), .tsc_hz = r->tsc_hz,
 		.nfs_url = serve_nfs_url(r->nfs), .nfs_local_dir = serve_nfs_local_dir(r->nfs),
 		.nfs_label = serve_nfs_label(r->nfs), .nfs_error = serve_nfs_error(r->nfs),
+		.nfs_cpu = serve_nfs_cpu(r->nfs),
 		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
 		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
 		.round = round, .rounds = x->planned,

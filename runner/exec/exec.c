@@ -718,6 +718,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.nfs_local_dir = ctx->nfs_local_dir;
 	host.nfs_label = ctx->nfs_label;
 	host.nfs_error = ctx->nfs_error;
+	host.nfs_cpu = ctx->nfs_url ? ctx->nfs_cpu : -1;
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

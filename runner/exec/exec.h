@@ -55,6 +55,7 @@ struct exec_ctx {
 	/* The run's NFS server (--nfs): probe_host.nfs_url, nfs_local_dir,
 	   nfs_label, nfs_error as they reach the probe (serve/nfs.h). */
 	const char *nfs_url, *nfs_local_dir, *nfs_label, *nfs_error;
+	int nfs_cpu;			/* the namespace server's CPU, -1 */
 	double tsc_hz;
 	int quick, verbose;
 	const char *probe_dir;

@@ -391,6 +391,16 @@ static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv
 	   with the PID namespace: at the latest with the runner). */
 	if (ns->private)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (ns->pin) {
+		/* a server on one CPU: its clients choose same- or cross-CPU */
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(ns->cpu, &set);
+		if (sched_setaffinity(0, sizeof set, &set) != 0)
+			fprintf(stderr, "runner: %s: cannot pin to CPU %d: %s\n", ns->what, ns->cpu,
+				strerror(errno));
+	}
 	execv(argv[0], argv);
 	fprintf(stderr, "runner: %s: %s: %s\n", ns->what, argv[0], strerror(errno));
 	_exit(127);

@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,6 +637,17 @@ static int start_netns(struct serve_nfs *n, int quiet, volatile sig_atomic_t *st
 	if (serve_ns_up(&n->ns, "--nfs netns", NS_OCTET, NS_PREFIX, 1, NULL, NULL, n->error,
 			sizeof n->error) < 0 || write_config(n) < 0)	/* names the veth's /30 */
 		return -1;
+	/* The daemons on the last CPU this runner may use, so that a client
+	   can run beside them (same) or on another CPU (cross): a handoff to
+	   an idle vCPU costs tens of us (4 KiB reads here: 23 us on one CPU,
+	   86-103 us across, 42-84 us when the scheduler chooses). */
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &allowed)) {
+				n->ns.pin = 1;
+				n->ns.cpu = c;
+			}
 	if (start_rpcbind(n) < 0 || wait_answer(n, 0, deadline, stop) < 0 || start_ganesha(n) < 0 ||
 	    wait_answer(n, 1, deadline, stop) < 0)
 		return -1;
@@ -643,7 +655,8 @@ static int start_netns(struct serve_nfs *n, int quiet, volatile sig_atomic_t *st
 	snprintf(n->label, sizeof n->label, "%s", SERVE_NFS_LABEL);
 	if (!quiet)
 		fprintf(stderr, "runner: --nfs netns: nfs-ganesha at %s in a namespace (veth %s/%s), "
-			"exporting %s\n", n->url, n->ns.host_if, n->ns.peer_if, n->export_dir);
+			"exporting %s, on CPU %d\n", n->url, n->ns.host_if, n->ns.peer_if, n->export_dir,
+			n->ns.cpu);
 	return 0;
 }
 
@@ -697,6 +710,11 @@ const char *serve_nfs_local_dir(const struct serve_nfs *n)
 const char *serve_nfs_label(const struct serve_nfs *n)
 {
 	return n && n->label[0] ? n->label : NULL;
+}
+
+int serve_nfs_cpu(const struct serve_nfs *n)
+{
+	return n && n->netns && n->url[0] && n->ns.pin ? n->ns.cpu : -1;
 }
 
 const char *serve_nfs_error(const struct serve_nfs *n)

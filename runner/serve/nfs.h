@@ -51,6 +51,10 @@ const char *serve_nfs_local_dir(const struct serve_nfs *n);
 const char *serve_nfs_label(const struct serve_nfs *n);
 const char *serve_nfs_error(const struct serve_nfs *n);
 
+/* The CPU the namespace server's daemons are pinned to (the last one the
+   runner may use), -1 for a server elsewhere or none. */
+int serve_nfs_cpu(const struct serve_nfs *n);
+
 /* Stop everything, remove everything, free n (NULL is fine). */
 void serve_nfs_down(struct serve_nfs *n);
 

@@ -119,6 +119,7 @@ struct serve_ns {
 	char host_if[16], peer_if[16];	/* veth ends */
 	char host_ip[16], peer_ip[16];	/* dotted quads, in one /30 */
 	char net[20];			/* the /30: "10.77.0.0/30" */
+	int pin, cpu;			/* pin: daemons from serve_ns_spawn run on cpu */
 };
 
 /* Called in the namespace's first process once it is inside with its

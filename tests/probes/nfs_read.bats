@@ -20,7 +20,7 @@ need_server() {
 @test "nfs_read: probe-help lists the parameters and metrics" {
 	run "$RUNNER" probe-help nfs_read
 	[ "$status" -eq 0 ]
-	for w in url size block order cache version client_cache seed p50_us getattr_us resident evict; do
+	for w in url size block order cache version client_cache placement seed p50_us getattr_us resident evict cpu server_cpu; do
 		[[ "$output" == *"$w"* ]] || { echo "missing $w"; return 1; }
 	done
 }
@@ -59,7 +59,7 @@ need_server() {
 	    seen.add((t["version"], t["order"]))
 	    # the probe compares every block with the seeded data of the local file and sums it
 	    assert not [f for f in p["sanity"] if f["flag"] == "probe_sanity"], p["sanity"]
-	    assert p["extra"]["version"]["median"] == int(t["version"]), p["extra"]
+	    assert p["extra"]["server_cpu"]["median"] >= 0, p["extra"]
 	    assert p["extra"]["getattr_us"]["median"] > 0, p["extra"]
 	    local = [q["estimate"] for q in l["points"] if q["params_text"]["order"] == t["order"]][0]
 	    assert p["estimate"] > 3 * local, (t, p["estimate"], local)
@@ -73,4 +73,25 @@ need_server() {
 		--set nfs_read.params.cache=cold --set nfs_read.params.version=3
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
 	json "$OUT/c/results/nfs_read.json" 'all(p["extra"]["resident"]["median"] <= 0.01 and p["extra"]["evict"]["median"] == 1 for p in d["points"])' | grep -qx true
+}
+
+@test "nfs_read: placement same runs the reader on the server's CPU, cross on another; any elsewhere is refused with the reason" {
+	need_server
+	[ "$(nproc)" -ge 2 ] || skip "cross placement needs 2 CPUs"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id p --nfs netns "$FIX/nfs_read.yaml" \
+		--set nfs_read.params.version=3 --set nfs_read.params.order=random \
+		--set 'nfs_read.params.placement=[same, cross]'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	python3 - "$OUT/p/results/nfs_read.json" <<-'PY'
+	import json, sys
+	for p in json.load(open(sys.argv[1]))["points"]:
+	    assert p["status"] == "ok", (p["params_text"], p["reason"])
+	    e = p["extra"]
+	    same = p["params_text"]["placement"] == "same"
+	    assert (e["cpu"]["min"] == e["cpu"]["max"] == e["server_cpu"]["median"]) == same, (p["params_text"], e)
+	PY
+	# a server elsewhere (a URL given): its CPU is not known
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id q "$FIX/nfs_read.yaml" \
+		--set 'nfs_read.params.url=nfs://127.0.0.1/x' --set nfs_read.params.placement=same
+	json "$OUT/q/results/nfs_read.json" 'd["points"][0]["reason"]' | grep -q 'placement same needs the server on this host'
 }
