@@ -135,7 +135,7 @@ flow.params.noise=" ]
 	[ "$output" = "renamed.reference=
 renamed.repetitions=" ]
 	run comp 2 runner --set renamed. "$d"
-	[ "$(grep -c '^renamed\.[a-z_]*=$' <<<"$output")" -eq 21 ]
+	[ "$(grep -c '^renamed\.[a-z_]*=$' <<<"$output")" -eq 24 ]
 	! grep -q '^renamed\.quick=' <<<"$output" || false    # --set refuses quick
 	# without a spec on the line: specs/
 	run comp 2 runner --set syscall.params.

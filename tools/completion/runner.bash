@@ -10,13 +10,13 @@
 # Install: copy to /usr/share/bash-completion/completions/runner, or
 # `source tools/completion/runner.bash`.  Needs only bash and awk.
 
-_runner_commands="run check list probe-help report rerun compare"
+_runner_commands="run check list probe-help report rerun compare serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
 	--seed --peer --nfs --no-report -q --quiet -v --verbose -h --help --version"
 # Every top-level spec key but quick (which --set refuses).
 _runner_spec_keys="name title group probe description params sweep repetitions warmup
 	iterations min_sample_time outliers estimate subtract cpu priority timeout predict
-	reference chart findings"
+	reference chart findings rounds beside discussion"
 
 # _runner_spec_files WORD...: the spec files the words name: *.yaml files as
 # given, every *.yaml in a directory given; specs/ when none is given.
