@@ -49,6 +49,7 @@ enum { NR_ANY, NR_SAME, NR_CROSS };
 enum { NR_COLD, NR_WARM };
 #define NR_LAT_MAX (1u << 20)
 #define NR_GETATTRS 8
+#define NR_EVICT_USER 3		/* evict code: made cold by the user (cold_by) */
 
 struct nr_cfg {
 	const char *url;
@@ -58,6 +59,7 @@ struct nr_cfg {
 	int64_t version;	/* 3 or 4 */
 	int client_cache;	/* off|on: libnfs's page cache and readahead */
 	int placement;		/* any|same|cross: the reader's CPU against the server's */
+	const char *cold_by;	/* a server elsewhere: how the user makes it cold */
 	int64_t seed;
 };
 
@@ -92,6 +94,9 @@ static const struct probe_param nr_params[] = {
 		"the reader on the server's CPU (same), on another (cross), or where the scheduler "
 		"puts it (any); same and cross need the server on this host (--nfs netns)",
 		"any|same|cross"),
+	PROBE_PARAM_STRING(struct nr_cfg, cold_by, "",
+		"a server elsewhere: how its cache is made cold before each sample, by you (cold "
+		"points then run and record evict 3; empty: they are skipped)"),
 	PROBE_PARAM_INT(struct nr_cfg, seed, "1", "content seed of the test file", 0, 1e15),
 	PROBE_PARAM_END,
 };
@@ -103,7 +108,8 @@ static const struct probe_metric nr_metrics[] = {
 	[NR_M_RTT] = { "getattr_us", "us", "median of 8 GETATTR round trips after the sample" },
 	[NR_M_RES] = { "resident", "ratio",
 		       "share of the file in the server's page cache before the sample (server here)" },
-	[NR_M_EVICT] = { "evict", "code", "0 no eviction, 1 drop_caches, 2 posix_fadvise(DONTNEED)" },
+	[NR_M_EVICT] = { "evict", "code",
+			 "0 none, 1 drop_caches, 2 posix_fadvise(DONTNEED), 3 the user's (params.cold_by)" },
 	[NR_M_CPU] = { "cpu", "cpu", "CPU the reader was on at the end of the sample" },
 	[NR_M_SCPU] = { "server_cpu", "cpu", "CPU the server's daemons are pinned to (-1 not known)" },
 	{ .name = NULL },
@@ -286,10 +292,13 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		}
 	}
 	if (st->cache == NR_COLD && !here) {
-		snprintf(err, errlen, "a cold server cache needs the server on this host (--nfs "
-			 "netns): the page cache of %s cannot be evicted from here; use cache: warm",
-			 st->url);
-		return PROBE_SKIP;
+		if (!c->cold_by || !*c->cold_by) {
+			snprintf(err, errlen, "a cold server cache needs the server on this host (--nfs "
+				 "netns): the page cache of %s cannot be evicted from here; use cache: "
+				 "warm, or say how you make it cold in params.cold_by", st->url);
+			return PROBE_SKIP;
+		}
+		st->method = NR_EVICT_USER;	/* the user's word, recorded with the text */
 	}
 	if (here) {
 		rc = fs_file(here, st->size, st->seed, st->local, sizeof st->local, &made, err,
@@ -353,7 +362,7 @@ static int nr_prepare(void *state, char *err, size_t errlen)
 	struct nr_state *st = state;
 
 	st->resident = st->local_fd >= 0 ? fs_resident(st->local_fd, st->size) : NAN;
-	if (st->cache == NR_COLD) {
+	if (st->cache == NR_COLD && st->local_fd >= 0) {
 		st->pos = 0;
 		return fs_evict(st->local_fd, st->size, st->local, &st->method, &st->resident, err,
 				errlen);
@@ -382,7 +391,7 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 
 		if (st->pos == st->nblocks) {
 			st->pos = 0;
-			if (st->cache == NR_COLD &&
+			if (st->cache == NR_COLD && st->local_fd >= 0 &&
 			    (rc = fs_evict(st->local_fd, st->size, st->local, &st->method,
 					   &st->resident, err, errlen)) != 0)
 				return rc;

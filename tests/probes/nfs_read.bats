@@ -8,8 +8,20 @@ load fs_helpers
 
 FIX=tests/fixtures/specs/nfs
 
-setup() { fs_setup; OUT="$BATS_TEST_TMPDIR/out"; }
-teardown() { fs_teardown; }
+setup() { fs_setup; OUT="$BATS_TEST_TMPDIR/out"; SRV=; }
+teardown() {
+	if [ -n "$SRV" ]; then kill -INT "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null; fi
+	fs_teardown
+}
+
+# serve: `runner nfs-serve` in the background; URL and EXPORT_DIR once it answers.
+serve() {
+	"$RUNNER" nfs-serve -q --ready-file "$BATS_TEST_TMPDIR/ready" >/dev/null 2>"$BATS_TEST_TMPDIR/serve.err" &
+	SRV=$!
+	wait_until 30 test -s "$BATS_TEST_TMPDIR/ready" || { cat "$BATS_TEST_TMPDIR/serve.err"; return 1; }
+	URL=$(sed -n 1p "$BATS_TEST_TMPDIR/ready")
+	EXPORT_DIR=$(sed -n 2p "$BATS_TEST_TMPDIR/ready")
+}
 
 need_server() {
 	[ "$(id -u)" -eq 0 ] || skip "--nfs netns needs root"
@@ -94,4 +106,35 @@ need_server() {
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id q "$FIX/nfs_read.yaml" \
 		--set 'nfs_read.params.url=nfs://127.0.0.1/x' --set nfs_read.params.placement=same
 	json "$OUT/q/results/nfs_read.json" 'd["points"][0]["reason"]' | grep -q 'placement same needs the server on this host'
+}
+
+@test "nfs_read: a wrong export on a live server fails the point with libnfs's message; the run goes on" {
+	need_server
+	serve
+	bad="${URL%/*}/no-such-export"
+	printf '%s\n' 'name: nfs_read' 'probe: nfs_read' "params: {url: \"$bad\", size: 1MiB}" \
+		'rounds: 1' 'repetitions: 2' 'timeout: 60s' >"$BATS_TEST_TMPDIR/bad.yaml"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id w "$BATS_TEST_TMPDIR/bad.yaml" tests/fixtures/specs/stats/fixed.yaml
+	[ "$status" -eq 1 ]
+	[ "$(json "$OUT/w/results/nfs_read.json" 'd["points"][0]["status"]')" = failed ]
+	json "$OUT/w/results/nfs_read.json" 'd["points"][0]["reason"]' | grep -q "mount .*:/no-such-export (NFSv3): "
+	[ "$(json "$OUT/w/results/fixed.json" 'd["status"]')" = ok ]
+}
+
+@test "nfs_read: a server elsewhere is read cold only when the spec says how it is made cold (recorded)" {
+	need_server
+	serve
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id c1 "$FIX/nfs_read.yaml" --nfs "$URL" \
+		--set nfs_read.params.cache=cold --set nfs_read.params.version=3 --set nfs_read.params.order=random
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/c1/results/nfs_read.json" 'd["points"][0]["status"]')" = skipped ]
+	json "$OUT/c1/results/nfs_read.json" 'd["points"][0]["reason"]' | grep -q 'params.cold_by'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id c2 "$FIX/nfs_read.yaml" --nfs "$URL" \
+		--set nfs_read.params.cache=cold --set nfs_read.params.version=3 --set nfs_read.params.order=random \
+		--set 'nfs_read.params.cold_by="echo 3 > /proc/sys/vm/drop_caches on the server before each run"'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	f="$OUT/c2/results/nfs_read.json"
+	[ "$(json "$f" 'd["points"][0]["status"]')" = ok ]
+	[ "$(json "$f" 'd["points"][0]["extra"]["evict"]["median"]')" = 3.0 ]
+	json "$f" 'd["points"][0]["params_text"]["cold_by"]' | grep -q 'drop_caches on the server'
 }
