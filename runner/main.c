@@ -19,6 +19,7 @@ enum { O_RUNID = 256, O_PROBEDIR, O_TEMPLATES, O_SET, O_FILTER, O_QUICK, O_SEED,
        O_NFS };
 
 enum { O_LISTEN = 400, O_TOKEN, O_READY_FILE };	/* serve, --peer */
+enum { O_TITLE = 500, O_AUTHOR, O_COURSE };		/* the report's front matter */
 
 static const struct option longopts[] = {
 	{"out", required_argument, 0, 'o'},
@@ -34,6 +35,9 @@ static const struct option longopts[] = {
 	{"listen", required_argument, 0, O_LISTEN},
 	{"token", required_argument, 0, O_TOKEN},
 	{"ready-file", required_argument, 0, O_READY_FILE},
+	{"title", required_argument, 0, O_TITLE},
+	{"author", required_argument, 0, O_AUTHOR},
+	{"course", required_argument, 0, O_COURSE},
 	{"no-report", no_argument, 0, O_NOREPORT},
 	{"format", required_argument, 0, O_FORMAT},
 	{"force", no_argument, 0, O_FORCE},
@@ -81,6 +85,9 @@ static int handle_opt(int c, struct cli_opts *o)
 	case O_LISTEN: o->listen = optarg; break;
 	case O_TOKEN: o->token = optarg; break;
 	case O_READY_FILE: o->ready_file = optarg; break;
+	case O_TITLE: o->title = optarg; break;
+	case O_AUTHOR: o->author = optarg; break;
+	case O_COURSE: o->course = optarg; break;
 	case O_NOREPORT: o->no_report = 1; break;
 	case O_FORMAT: o->format = optarg; break;
 	case O_FORCE: o->force = 1; break;

@@ -82,3 +82,23 @@ setup() {
 	grep -q 'The figure is exactly the base, as ok_fixed promises.' <<<"$txt"
 	grep -q '^Discussion\.' <<<"$txt"
 }
+
+@test "front matter: --title, --author, --course on the report (escaped), kept in the manifest, changed by runner report" {
+	run "$RUNNER" -q -o "$OUT" --run-id f --title 'Lab 3: costs & $x_{y}$' \
+		--author 'Ada L. <ada@x>, Alan T.' --course 'CS 481 #2, 50% done' tests/fixtures/specs/stats/fixed.yaml
+	[ "$status" -eq 0 ]
+	[ "$(head -1 "$OUT/f/report.md")" = '# Lab 3: costs & $x\_{y}$' ]
+	grep -q '^Ada L\. \\<ada@x\\>, Alan T\.$' "$OUT/f/report.md"
+	txt=$(pdftotext "$OUT/f/report.pdf" -)
+	[ "$(head -3 <<<"$txt")" = 'Lab 3: costs & $x_{y}$
+Ada L. <ada@x>, Alan T.
+CS 481 #2, 50% done' ]
+	[ "$(json "$OUT/f/manifest.json" 'd["report"]["course"]')" = 'CS 481 #2, 50% done' ]
+	run "$RUNNER" report "$OUT/f" --title 'Final' --format md
+	[ "$status" -eq 0 ]
+	[ "$(head -1 "$OUT/f/report.md")" = '# Final' ]
+	[ "$(json "$OUT/f/manifest.json" 'd["report"]["author"]')" = 'Ada L. <ada@x>, Alan T.' ]
+	# without them: the host's report, by sysmeter
+	run "$RUNNER" -q -o "$OUT" --run-id g tests/fixtures/specs/stats/fixed.yaml
+	[[ "$(head -1 "$OUT/g/report.md")" == "# Measurement report: "* ]]
+}

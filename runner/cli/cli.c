@@ -14,6 +14,7 @@
 #include "cli/run.h"
 #include "lib/version.h"
 #include "report/report.h"
+#include "results/results.h"
 #include "serve/serve.h"
 
 /* --nfs is "netns" or nfs://HOST/EXPORT; 0, or EXIT_USAGE (said). */
@@ -109,6 +110,41 @@ static unsigned parse_formats(const char *s)
 	return f;
 }
 
+/* `runner report RUN --title T --author A --course C`: the front matter is
+   the run's (its manifest's "report"), so a later render keeps it. */
+static int set_front_matter(const char *run, const struct cli_opts *o)
+{
+	char path[4096], err[512];
+	json_t *m, *fm;
+	int rc;
+
+	if (!o->title && !o->author && !o->course)
+		return 0;
+	snprintf(path, sizeof path, "%s/manifest.json", run);
+	if (!(m = results_load(path, err, sizeof err))) {
+		fprintf(stderr, "runner: report: %s\n", err);
+		return EXIT_USAGE;
+	}
+	fm = json_object_get(m, "report");
+	if (!json_is_object(fm)) {
+		fm = json_object();
+		json_object_set_new(m, "report", fm);
+	}
+	if (o->title)
+		json_object_set_new(fm, "title", json_string(o->title));
+	if (o->author)
+		json_object_set_new(fm, "author", json_string(o->author));
+	if (o->course)
+		json_object_set_new(fm, "course", json_string(o->course));
+	rc = results_write_json(path, m, err, sizeof err);
+	json_decref(m);
+	if (rc < 0) {
+		fprintf(stderr, "runner: report: %s\n", err);
+		return EXIT_INTERNAL;
+	}
+	return 0;
+}
+
 static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 {
 	unsigned f = o->format ? parse_formats(o->format)
@@ -123,6 +159,9 @@ static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", o->format);
 		return EXIT_USAGE;
 	}
+	int fmrc = set_front_matter(ops[0], o);
+	if (fmrc)
+		return fmrc;
 	int r = report_render(ops[0], o->templates ? o->templates : report_default_templates(), f,
 			      o->verbose, err, sizeof err);
 	if (r < 0)
@@ -187,6 +226,7 @@ void cli_usage(FILE *f)
 	fputs("options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
 	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT|netns,\n"
 	      "         --nfs netns|nfs://HOST/EXPORT, --token FILE, --ready-file FILE,\n"
+	      "         --title TEXT, --author TEXT, --course TEXT,\n"
 	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help, --version\n", f);
 }
 

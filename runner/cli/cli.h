@@ -21,6 +21,7 @@ struct cli_opts {
 	const char *templates;		/* NULL = default */
 	const char *peer;		/* --peer host:port for network probes */
 	const char *nfs;		/* --nfs netns|nfs://HOST/EXPORT for NFS probes */
+	const char *title, *author, *course;	/* the report's front matter, or NULL */
 	const char *listen, *token, *ready_file;	/* serve --listen, --token (serve
 					   and --peer), --ready-file */
 	char **sets; size_t n_sets;	/* --set EXP.KEY=VALUE */

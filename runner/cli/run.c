@@ -366,6 +366,7 @@ static void start_manifest(struct run *r)
 		.run_id = r->run_id, .seed = r->seed, .argc = o->argc, .argv = o->argv,
 		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
 		.quick = o->quick, .probe_dir = loader_dir(), .peer = o->peer, .origin = o->origin,
+		.title = o->title, .author = o->author, .course = o->course,
 	};
 	r->manifest = results_manifest_new(&rr, r->machine);
 	for (size_t k = 0; k < r->n; k++) {

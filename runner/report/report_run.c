@@ -34,6 +34,17 @@ json_t *report_run_view(json_t *man)
 	report_view_put(m, "host", report_view_line(jsonutil_str(mach, "hostname") ?
 				      jsonutil_str(mach, "hostname") : "n/a"));
 	report_view_put(m, "command", report_view_line(cmd && cmd[0] ? cmd : "n/a"));
+	/* the front matter a student hands in: --title, --author, --course */
+	json_t *fm = json_object_get(man, "report");
+	const char *title = jsonutil_str(fm, "title");
+	report_view_put(m, "title", title ? report_view_line(title)
+				  : report_view_strf("Measurement report: %s",
+						     jsonutil_str(mach, "hostname") ?
+						     jsonutil_str(mach, "hostname") : "n/a"));
+	report_view_put(m, "author", jsonutil_str(fm, "author") ?
+				     report_view_line(jsonutil_str(fm, "author")) : json_null());
+	report_view_put(m, "course", jsonutil_str(fm, "course") ?
+				     report_view_line(jsonutil_str(fm, "course")) : json_null());
 	v = json_object_get(man, "seed");
 	report_view_put(m, "seed", json_is_integer(v) ?
 		 report_view_strf("%lld", (long long)json_integer_value(v)) : report_view_any(v));

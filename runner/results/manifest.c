@@ -61,6 +61,10 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
 	json_object_set_new(m, "machine", json_incref(machine));
 	json_object_set_new(m, "nfs", json_null());	/* results_manifest_set_nfs */
+	json_object_set_new(m, "report", json_pack("{s:o,s:o,s:o}",
+		"title", o->title ? json_string(o->title) : json_null(),
+		"author", o->author ? json_string(o->author) : json_null(),
+		"course", o->course ? json_string(o->course) : json_null()));
 	json_object_set_new(m, "experiments", exps);	/* results_manifest_add fills it */
 	return m;
 }

@@ -97,6 +97,7 @@ struct results_run {
 	const char *probe_dir;
 	const char *peer;
 	const json_t *origin;		/* rerun: {run, run_id, changes}; NULL otherwise */
+	const char *title, *author, *course;	/* the report's front matter (NULL: none) */
 };
 
 /* A manifest with "status": "running" and no experiment yet. */

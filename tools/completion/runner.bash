@@ -12,7 +12,8 @@
 
 _runner_commands="run check list probe-help report rerun compare serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
-	--seed --peer --nfs --no-report -q --quiet -v --verbose -h --help --version"
+	--seed --peer --nfs --title --author --course --no-report -q --quiet -v --verbose -h --help
+	--version"
 # Every top-level spec key but quick (which --set refuses).
 _runner_spec_keys="name title group probe description params sweep repetitions warmup
 	iterations min_sample_time outliers estimate subtract cpu priority timeout predict
