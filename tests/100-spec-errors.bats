@@ -334,3 +334,28 @@ check_bad() {
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "runner: --set zip.params.count=[1, 2]: sweep: zip needs lists of equal length (size has 3, count has 2)" ]
 }
+
+@test "check reports every error of every spec (parse, binding, probe) and warns of a prediction that matches no point" {
+	d="$BATS_TEST_TMPDIR/many"
+	mkdir -p "$d"
+	printf '%s\n' 'probe: ok_fixed' 'repetitions: x' >"$d/a.yaml"
+	printf '%s\n' 'probe: ok_fixed' 'params: {nope: 1}' >"$d/b.yaml"
+	printf '%s\n' 'probe: ok_fixed' 'bogus: 1' >"$d/c.yaml"
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: [1, 2]}' 'predict:' '  - {where: {base: 3}, value: 1ns}' >"$d/d.yaml"
+	printf '%s\n' 'probe: nosuch' >"$d/e.yaml"
+	run "$RUNNER" check "$d"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"a.yaml:2:14: repetitions: expected"* ]]
+	[[ "$output" == *"c.yaml:2:1: unknown key 'bogus'"* ]]
+	[[ "$output" == *"b.yaml:2:10: params: unknown parameter 'nope'"* ]]
+	[[ "$output" == *"e.yaml:1:8: unknown probe 'nosuch'"* ]]
+	[[ "$output" == *"d.yaml:4:5: warning: this prediction matches no point"* ]]
+	[ "$(grep -c '^runner: ' <<<"$output")" -eq 5 ]
+	# the warning alone does not fail check; --set can make a prediction match again
+	run "$RUNNER" check "$d/d.yaml"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: this prediction matches no point"* ]]
+	run "$RUNNER" check "$d/d.yaml" --set 'd.params.base=[3]'
+	[ "$status" -eq 0 ]
+	[[ "$output" != *warning* ]]
+}

@@ -77,26 +77,58 @@ static void suggest_probe(const char *name, char *buf, size_t len)
 	free(names);
 }
 
+/* check: a prediction or reference band whose `where` no point of this run
+   holds (after --set, --quick) would be dropped in silence: say so. */
+static void warn_unmatched(const struct spec *s, const struct plan_point *pts, size_t n)
+{
+	for (size_t k = 0; k < s->n_predict; k++) {
+		const struct spec_predict *pr = &s->predict[k];
+		size_t i;
+
+		for (i = 0; i < n && !plan_where_matches(s, pr->where, pr->n_where, &pts[i]); i++)
+			;
+		if (i == n)
+			fprintf(stderr, "runner: %s:%d:%d: warning: this prediction matches no point of "
+				"the run (after --set and --quick)\n", s->file, pr->pos.line, pr->pos.col);
+	}
+	for (size_t k = 0; k < s->n_reference; k++) {
+		const struct spec_reference *rf = &s->reference[k];
+		size_t i;
+
+		for (i = 0; i < n && !plan_where_matches(s, rf->where, rf->n_where, &pts[i]); i++)
+			;
+		if (i == n)
+			fprintf(stderr, "runner: %s:%d:%d: warning: this reference band matches no point "
+				"of the run (after --set and --quick)\n", s->file, rf->pos.line, rf->pos.col);
+	}
+}
+
 /* The plan's experiments, each with its probe resolved and its points
    expanded: everything that can reject the input.  Returns EXIT_OK or
    EXIT_USAGE (message printed). */
 static int prepare(char **files, size_t nfiles, const struct cli_opts *o, struct exp **out,
 		   size_t *nout)
 {
+	size_t n_bad = 0;
 	struct plan_opts po = {.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters,
-			       .n_filters = o->n_filters, .quick = o->quick};
+			       .n_filters = o->n_filters, .quick = o->quick,
+			       .keep_going = o->check_only, .n_bad = &n_bad};
 	struct spec *specs;
 	size_t n;
-	char err[2048];
+	char err[4096] = "";
 
 	if (plan_specs(files, nfiles, &po, &specs, &n, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (n_bad)	/* check: said now; the rest is checked too, then exit 2 */
+		fprintf(stderr, "runner: %s\n", err);
 	struct exp *e = calloc(n + 1, sizeof *e);
 	for (size_t i = 0; i < n; i++)
 		e[i].spec = specs[i];	/* moved: the exp owns it now */
 	free(specs);
+	/* Every experiment is checked: all the errors are said, not the first. */
+	int bad = n_bad > 0;
 	for (size_t i = 0; i < n; i++) {
 		struct spec *s = &e[i].spec;
 		if (loader_open(s->probe, &e[i].lp, e[i].probe_err, sizeof e[i].probe_err) < 0) {
@@ -105,21 +137,25 @@ static int prepare(char **files, size_t nfiles, const struct cli_opts *o, struct
 				suggest_probe(s->probe, hint, sizeof hint);
 				fprintf(stderr, "runner: %s:%d:%d: unknown probe '%s'%s\n", s->file,
 					s->probe_pos.line, s->probe_pos.col, s->probe, hint);
-				goto bad;
-			}
-			if (o->check_only) {
+				bad = 1;
+			} else if (o->check_only) {
 				fprintf(stderr, "runner: %s:%d:%d: %s\n", s->file, s->probe_pos.line,
 					s->probe_pos.col, e[i].probe_err);
-				goto bad;
+				bad = 1;
 			}
-			continue;	/* recorded as a failed experiment when run */
+			continue;	/* else recorded as a failed experiment when run */
 		}
 		e[i].probe_ok = 1;
 		if (plan_bind(s, e[i].lp.p, o->quick, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: %s\n", err);
-			goto bad;
+			bad = 1;
+			continue;
 		}
+		if (o->check_only)
+			warn_unmatched(s, e[i].pts, e[i].n_pts);
 	}
+	if (bad)
+		goto bad;
 	*out = e;
 	*nout = n;
 	return EXIT_OK;

@@ -3,6 +3,7 @@
  * order experiments so `subtract:` targets run before their users.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,25 @@ int plan_order(struct spec **specs, size_t n, size_t *order, char *err, size_t e
 		rc = visit(specs, n, i, state, order, &k, err, errlen);
 	free(state);
 	return rc;
+}
+
+int plan_where_matches(const struct spec *s, const struct spec_where *w, size_t nw,
+			 const struct plan_point *pt)
+{
+	for (size_t i = 0; i < nw; i++) {
+		size_t a;
+		for (a = 0; a < s->n_axis; a++)
+			if (strcmp(s->bound->params[a].name, w[i].param) == 0)
+				break;
+		if (a == s->n_axis)
+			return 0;
+		const struct spec_val *v = pt->vals[a];
+		if (s->bound->params[a].type == PROBE_STRING) {
+			if (strcmp(v->text, w[i].text) != 0)
+				return 0;
+		} else if (fabs(v->num - w[i].num) > 1e-9 * fmax(1.0, fabs(w[i].num))) {
+			return 0;
+		}
+	}
+	return 1;
 }

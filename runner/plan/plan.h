@@ -19,6 +19,9 @@ struct plan_opts {
 	char *const *sets; size_t n_sets;	/* --set EXP.KEY=VALUE ('*' = every experiment) */
 	char *const *filters; size_t n_filters;	/* --filter GLOB on experiment names */
 	int quick;				/* --quick */
+	/* check: a file that does not load is said (in err) and left out, and
+	   the others go on to be checked; *n_bad counts them (may be NULL). */
+	int keep_going; size_t *n_bad;
 };
 
 /* Expand the command line's paths: a directory means its *.yaml (*.yml)
@@ -65,5 +68,10 @@ void plan_quick(struct spec *s);
    order[] receives indices into specs[].  Unknown targets and cycles are
    errors naming file:line:col of the subtract entry. */
 int plan_order(struct spec **specs, size_t n, size_t *order, char *err, size_t errlen);
+
+/* Does point pt of bound spec s hold every value of where (w[0..nw))?
+   Numbers compare to a relative 1e-9, texts exactly. */
+int plan_where_matches(const struct spec *s, const struct spec_where *w, size_t nw,
+		       const struct plan_point *pt);
 
 #endif

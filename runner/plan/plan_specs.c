@@ -227,18 +227,41 @@ int plan_specs(char *const *files, size_t nfiles, const struct plan_opts *o,
 	       struct spec **out, size_t *nout, char *err, size_t errlen)
 {
 	struct specset ss = {0};
+	size_t used = 0;
+	char one[1024];
 
+	/* Every file is read: each one's error is said (joined so that the
+	   caller's "runner: " prefix starts every line), not only the first. */
 	for (size_t i = 0; i < nfiles; i++) {
-		if (load_one(&ss, files[i], o->quick, err, errlen) < 0)
-			goto bad;
+		if (load_one(&ss, files[i], o->quick, one, sizeof one) < 0) {
+			if (used < errlen)
+				used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+							 used ? "\nrunner: " : "", one);
+			if (o->n_bad)
+				++*o->n_bad;
+			if (o->keep_going)	/* out of the set: the others are checked */
+				spec_free(&ss.specs[--ss.n]);
+			continue;
+		}
 		struct spec *s = &ss.specs[ss.n - 1];
 		for (size_t j = 0; j + 1 < ss.n; j++)
-			if (strcmp(ss.specs[j].name, s->name) == 0) {
-				snprintf(err, errlen, "%s: experiment '%s' is also defined in %s",
-					 files[i], s->name, ss.specs[j].file);
-				goto bad;
+			if (ss.specs[j].name && s->name && strcmp(ss.specs[j].name, s->name) == 0 &&
+			    used < errlen) {
+				used += (size_t)snprintf(err + used, errlen - used,
+							 "%s%s: experiment '%s' is also defined in %s",
+							 used ? "\nrunner: " : "", files[i], s->name,
+							 ss.specs[j].file);
+				if (o->n_bad)
+					++*o->n_bad;
+				if (o->keep_going)
+					spec_free(&ss.specs[--ss.n]);
+				break;
 			}
 	}
+	if (used && !o->keep_going)
+		goto bad;
+	if (used && ss.n == 0)
+		goto bad;
 	if (apply_sets(&ss, o, err, errlen) < 0 || select_and_pull(&ss, o, err, errlen) < 0)
 		goto bad;
 	/* Drop the unselected. */

@@ -74,27 +74,6 @@ static void flag(json_t *sanity, const char *name, const char *fmt, ...)
 
 /* Does a `where:` clause select this point?  Numbers compare with a
    relative tolerance (ranges are computed by repeated multiplication). */
-static int where_matches(const struct spec *s, const struct spec_where *w, size_t nw,
-			 const struct plan_point *pt)
-{
-	for (size_t i = 0; i < nw; i++) {
-		size_t a;
-		for (a = 0; a < s->n_axis; a++)
-			if (strcmp(s->bound->params[a].name, w[i].param) == 0)
-				break;
-		if (a == s->n_axis)
-			return 0;
-		const struct spec_val *v = pt->vals[a];
-		if (s->bound->params[a].type == PROBE_STRING) {
-			if (strcmp(v->text, w[i].text) != 0)
-				return 0;
-		} else if (fabs(v->num - w[i].num) > 1e-9 * fmax(1.0, fabs(w[i].num))) {
-			return 0;
-		}
-	}
-	return 1;
-}
-
 /* The point of a dependency matching this one: its single point, or the
    point agreeing on every parameter the two probes share, succeeded and
    with an estimate.  *k converts its unit to this probe's (both times).
@@ -623,7 +602,7 @@ static void put_prediction(struct point_ctx *c)
 	/* the first prediction for this machine wins, else the first for '*' */
 	for (size_t i = 0; i < s->n_predict && !mine; i++) {
 		pr = &s->predict[i];
-		if (!where_matches(s, pr->where, pr->n_where, c->pt))
+		if (!plan_where_matches(s, pr->where, pr->n_where, c->pt))
 			continue;
 		if (pr->machine && strcmp(pr->machine, "*") != 0) {
 			if (machine_matches(pr->machine))
@@ -660,7 +639,7 @@ static void put_reference(struct point_ctx *c)
 		const struct spec_reference *rf = &s->reference[i];
 		if (!machine_matches(rf->machine))
 			continue;
-		if (!where_matches(s, rf->where, rf->n_where, c->pt))
+		if (!plan_where_matches(s, rf->where, rf->n_where, c->pt))
 			continue;
 		double lo_ok = rf->value * (1 + rf->tol_lo), hi_ok = rf->value * (1 + rf->tol_hi);
 		int pass = isfinite(est_sub) && est_sub >= lo_ok && est_sub <= hi_ok;
