@@ -269,7 +269,9 @@ static json_t *cmdline(void)
 	fclose(f);
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return json_string(buf) ? json_string(buf) : json_null();
+	json_t *j = json_string(buf);	/* NULL for text that is not UTF-8 */
+
+	return j ? j : json_null();
 }
 
 /* SMT as the kernel reports it: control (on, off, forceoff, notsupported,

@@ -58,7 +58,8 @@ PY
 	run check_points
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(json "$RES" 'len(d["points"])')" -eq 4 ]
+	# --quick keeps every value of a choice: all six methods
+	[ "$(json "$RES" 'len(d["points"])')" -eq 6 ]
 	no_strays
 	[ "$(max_zombies)" -le 1 ]
 }
