@@ -204,3 +204,10 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	[ "$status" -eq 0 ]
 	[ "$(json "$BATS_TEST_TMPDIR/o2/i/results/syscall.json" 'd["status"]')" = ok ]
 }
+
+@test "the end-of-run line of a sweep gives its headline numbers: the smallest and largest, with their points" {
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: [10, 40], noise: 0}' 'repetitions: 3' 'iterations: 100' >"$BATS_TEST_TMPDIR/sw.yaml"
+	run "$RUNNER" --no-report -o "$OUT" --run-id hl "$BATS_TEST_TMPDIR/sw.yaml"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sw                   ok          2/2 points ok; 10.0 ns (base=10) to 40.0 ns (base=40)"* ]] || { echo "$output"; return 1; }
+}

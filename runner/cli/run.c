@@ -288,6 +288,75 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+/* "a=1,b=x" of a point's swept values (the spec's lists of two or more). */
+static void point_label(const json_t *res, const json_t *p, char *buf, size_t len)
+{
+	const json_t *params = json_object_get(json_object_get(res, "spec"), "params");
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(json_object_get(p, "params_text"), k, v)
+		if (off < len && json_array_size(json_object_get(params, k)) > 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", k,
+						json_string_value(v) ? json_string_value(v) : "?");
+}
+
+/* The headline numbers of a multi-point experiment on its summary line:
+   the smallest and largest estimate with their points, and what its
+   findings found (cache levels, the file cache). */
+static void print_headline(const json_t *res, const char *unit)
+{
+	const json_t *pts = json_object_get(res, "points"), *p, *lo = NULL, *hi = NULL;
+	const json_t *f = json_object_get(res, "findings");
+	size_t i;
+	char label[32], a[64], b[64], la[256], lb[256];
+
+	json_array_foreach(pts, i, p) {
+		json_t *e = json_object_get(p, "estimate");
+		if (!json_is_number(e))
+			continue;
+		if (!lo || json_number_value(e) < json_number_value(json_object_get(lo, "estimate")))
+			lo = p;
+		if (!hi || json_number_value(e) > json_number_value(json_object_get(hi, "estimate")))
+			hi = p;
+	}
+	if (lo && hi && lo != hi) {
+		double est = json_number_value(json_object_get(hi, "estimate"));
+		double k = units_display(unit ? unit : "", est, label, sizeof label, NULL);
+
+		units_format_number(json_number_value(json_object_get(lo, "estimate")) * k, a, sizeof a);
+		units_format_number(est * k, b, sizeof b);
+		point_label(res, lo, la, sizeof la);
+		point_label(res, hi, lb, sizeof lb);
+		printf("; %s %s (%s) to %s %s (%s)", a, label, la, b, label, lb);
+	}
+	const json_t *series = json_object_get(json_object_get(f, "knees"), "series"), *s, *lv;
+	const char *key;
+	json_object_foreach((json_t *)series, key, s) {
+		size_t j, n = 0;
+		json_array_foreach(json_object_get(s, "levels"), j, lv) {
+			double sz = json_number_value(json_object_get(lv, "knee_bytes"));
+			char szt[32] = "";
+
+			if (json_is_number(json_object_get(lv, "knee_bytes")))
+				units_format_size_short(sz, szt, sizeof szt);
+			printf("%s%s %s%s%.3g", n++ ? ", " : "; levels (", json_string_value(json_object_get(lv, "name")),
+			       szt, szt[0] ? " " : "", json_number_value(json_object_get(lv, "latency")));
+		}
+		if (n)
+			printf(" %s, %s)", unit ? unit : "", key);
+		break;	/* the first series is enough for a headline */
+	}
+	const json_t *fc = json_object_get(f, "file_cache");
+	if (json_is_number(json_object_get(fc, "knee_bytes"))) {
+		char szt[32];
+		units_format_size_short(json_number_value(json_object_get(fc, "knee_bytes")), szt, sizeof szt);
+		printf("; file cache about %s", szt);
+	}
+}
+
 static void print_summary(const struct exp *x)
 {
 	const json_t *pts = json_object_get(x->result, "points"), *p;
@@ -316,6 +385,7 @@ static void print_summary(const struct exp *x)
 		printf(" %zu/%zu points ok", ok, json_array_size(pts));
 		if (skipped)
 			printf(", %zu skipped", skipped);
+		print_headline(x->result, unit);
 		json_array_foreach(pts, i, p) {
 			const char *reason = json_string_value(json_object_get(p, "reason"));
 			if (reason) {

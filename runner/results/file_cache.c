@@ -154,9 +154,11 @@ json_t *results_file_cache(const json_t *points, const char *xname, const char *
 			to = pt[i].x;
 			break;
 		}
+	/* Sizes the fit says miss noticeably (its model at least twice the
+	   cached time): one alone cannot separate C from D. */
 	size_t beyond = 0;
 	for (i = 0; i < m; i++)
-		beyond += pt[i].x > knee;
+		beyond += (1 - knee / pt[i].x) * (device - lo) > lo;
 	if (beyond == 1 && isfinite(from) && isfinite(to)) {
 		/* One size past the knee: C and D trade off exactly (any C below
 		   that size fits with some D), so the curve only brackets it. */
