@@ -211,3 +211,10 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"sw                   ok          2/2 points ok; 10.0 ns (base=10) to 40.0 ns (base=40)"* ]] || { echo "$output"; return 1; }
 }
+
+@test "progress on a terminal names the point's swept values and gives an ETA" {
+	command -v script >/dev/null || skip "script(1) is not installed (bsdutils)"
+	printf '%s\n' 'probe: ok_fixed' 'params: {base: [10, 40], noise: 0}' 'repetitions: 6' 'iterations: 100' >"$BATS_TEST_TMPDIR/pr.yaml"
+	out=$(script -qec "$(printf '%q ' "$RUNNER" --no-report -o "$OUT" --run-id pr "$BATS_TEST_TMPDIR/pr.yaml")" /dev/null)
+	[[ "$out" == *"point 2/2 base=40"*"ETA "* ]] || { printf '%s\n' "$out" | tr '\r' '\n' | head -20; return 1; }
+}

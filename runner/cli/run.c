@@ -227,17 +227,27 @@ static void on_sample(void *arg, const struct point_result *r)
 	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : NAN;
 	double el = now_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
 	double eta = per * (double)(pg->total_all - pg->done_all);
-	char eta_txt[32] = "?";
+	char eta_txt[32] = "?", what[64] = "";
 	if (isfinite(eta))
-		snprintf(eta_txt, sizeof eta_txt, "%.0fs", eta);
+		snprintf(eta_txt, sizeof eta_txt, eta >= 90 ? "%.0fm%02.0fs" : "%.0fs",
+			 eta >= 90 ? floor(eta / 60) : eta, fmod(eta, 60));
+	/* the point's swept values, so a slow or odd point can be named */
+	const struct spec *s = &pg->x->spec;
+	size_t off = 0;
+	for (size_t a = 0; pg->x->pts && a < s->n_axis && off < sizeof what; a++)
+		if (s->axis_swept[a])
+			off += (size_t)snprintf(what + off, sizeof what - off, "%s%s=%s", off ? "," : " ",
+						s->bound->params[a].name,
+						pg->x->pts[pg->point].vals[a]->text);
 	if (n == 0)
-		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu  warming up  ETA %s",
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu%s  warming up  ETA %s",
 			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
-			eta_txt);
+			what, eta_txt);
 	else
-		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu  %.4g ± %.2g %s (n=%zu)  ETA %s",
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu%s  %.4g ± %.2g %s (n=%zu)  ETA %s",
 			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
-			mean, n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n, eta_txt);
+			what, mean, n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n,
+			eta_txt);
 	fflush(stderr);
 }
 
