@@ -91,6 +91,13 @@ static const struct probe_metric fr_metrics[] = {
 	{ .name = NULL },
 };
 
+static int fr_check(const void *cfg, char *err, size_t errlen)
+{
+	const struct fr_cfg *c = cfg;
+
+	return fs_check_block(c->block, c->size, err, errlen);
+}
+
 static int fr_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -107,11 +114,8 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->seed = (uint64_t)c->seed;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
-	if (st->nblocks < 1 || st->block % 8) {
-		snprintf(err, errlen, "block %llu must be a multiple of 8 and at most the size %llu",
-			 (unsigned long long)c->block, (unsigned long long)c->size);
-		return -EINVAL;
-	}
+	if ((rc = fs_check_block(c->block, c->size, err, errlen)) != 0)
+		return rc;
 	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
 	if (rc)
 		return rc;
@@ -287,4 +291,5 @@ PROBE_DEFINE = {
 	.sample = fr_sample,
 	.sanity = fr_sanity,
 	.teardown = fr_teardown,
+	.check = fr_check,
 };

@@ -181,6 +181,19 @@ static inline void fs_clean_stale(const char *dir)
 	closedir(d);
 }
 
+/* A block a file of `size` bytes can be read in: a multiple of 8 (every
+   block's first word is checked) and no larger than the file.  0, or
+   -EINVAL with the message (setup, and the probes' check hooks). */
+static inline int fs_check_block(uint64_t block, uint64_t size, char *err, size_t errlen)
+{
+	if (block == 0 || block % 8 || size / block < 1) {
+		snprintf(err, errlen, "block %llu must be a multiple of 8 and at most the size %llu",
+			 (unsigned long long)block, (unsigned long long)size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The next n bytes (a multiple of 8) of the seeded stream: what a test file
    holds, chunk after chunk (fs_word_at gives any word of it directly). */
 static inline void fs_fill(uint64_t *buf, size_t n, uint64_t *seed)

@@ -226,6 +226,20 @@ static double ml_huge_share(const void *addr, size_t len)
 	return share;
 }
 
+/* What no machine can measure (setup and `runner check` both ask). */
+static int ml_check(const void *cfg, char *err, size_t errlen)
+{
+	const struct ml_cfg *c = cfg;
+	size_t stride = (size_t)c->stride;
+
+	if (stride < sizeof(void *) || stride % sizeof(void *)) {
+		snprintf(err, errlen, "stride %zu is not a multiple of %zu", stride,
+			 sizeof(void *));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ml_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -238,11 +252,8 @@ static int ml_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	size_t span, len;
 	int rc;
 
-	if (stride < sizeof(void *) || stride % sizeof(void *)) {
-		snprintf(err, errlen, "stride %zu is not a multiple of %zu", stride,
-			 sizeof(void *));
-		return -EINVAL;
-	}
+	if ((rc = ml_check(cfg, err, errlen)) != 0)
+		return rc;
 	st->host = h;
 	st->hz = h->tsc_hz;
 	st->stride = stride;
@@ -378,4 +389,5 @@ PROBE_DEFINE = {
 	.sample = ml_sample,
 	.sanity = ml_sanity,
 	.teardown = ml_teardown,
+	.check = ml_check,
 };

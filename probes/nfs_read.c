@@ -223,6 +223,13 @@ static int nr_read_all(struct nr_state *st, char *err, size_t errlen)
 	return 0;
 }
 
+static int nr_check(const void *cfg, char *err, size_t errlen)
+{
+	const struct nr_cfg *c = cfg;
+
+	return fs_check_block(c->block, c->size, err, errlen);
+}
+
 static int nr_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -241,11 +248,8 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
 	st->method = h->privileged ? FS_EVICT_DROP : FS_EVICT_FADVISE;
-	if (st->nblocks < 1 || st->block % 8) {
-		snprintf(err, errlen, "block %llu must be a multiple of 8 and at most the size %llu",
-			 (unsigned long long)c->block, (unsigned long long)c->size);
-		return -EINVAL;
-	}
+	if ((rc = fs_check_block(c->block, c->size, err, errlen)) != 0)
+		return rc;
 	int given = c->url && *c->url;
 	if (!given && !h->nfs_url) {
 		snprintf(err, errlen, "%s", h->nfs_error ? h->nfs_error
@@ -484,4 +488,5 @@ PROBE_DEFINE = {
 	.sample = nr_sample,
 	.sanity = nr_sanity,
 	.teardown = nr_teardown,
+	.check = nr_check,
 };

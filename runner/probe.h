@@ -50,7 +50,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PROBE_ABI_VERSION 2
+#define PROBE_ABI_VERSION 3
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
@@ -218,6 +218,13 @@ struct probe {
 	/* Optional.  Release what setup() acquired (not `state` itself: the
 	   runner frees it); must be safe after a failed or partial setup. */
 	void (*teardown)(void *state);
+	/* Optional (ABI 3).  Can this configuration be measured at all (a
+	   stride that is not a multiple of the pointer size, a block larger
+	   than the file)?  `runner check` calls it for every point, in a child
+	   process, so that what setup() would reject is reported before a run;
+	   0, or a negative errno with the message.  Must not touch the machine
+	   (no files, no memory the size of the test). */
+	int (*check)(const void *cfg, char *err, size_t errlen);
 };
 
 #endif

@@ -359,3 +359,15 @@ check_bad() {
 	[ "$status" -eq 0 ]
 	[[ "$output" != *warning* ]]
 }
+
+@test "check asks the probe about every point: a stride no machine can use is an error now, once per message" {
+	run "$RUNNER" check specs/ram_access.yaml --set 'ram_access.params.stride=[64, 100]' --set 'ram_access.params.size=[4KiB, 8KiB]'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"specs/ram_access.yaml:"*": point size=4KiB,stride=100 (and 1 more point): stride 100 is not a multiple of 8"* ]] || { echo "$output"; return 1; }
+	[ "$(grep -c 'not a multiple' <<<"$output")" -eq 1 ]
+	run "$RUNNER" check specs/ram_access.yaml --set 'ram_access.params.stride=[64, 128]'
+	[ "$status" -eq 0 ]
+	run "$RUNNER" check specs/file_read.yaml --set 'file_read.params.block=1028'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"block 1028 must be a multiple of 8"* ]]
+}

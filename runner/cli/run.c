@@ -103,6 +103,75 @@ static void warn_unmatched(const struct spec *s, const struct plan_point *pts, s
 	}
 }
 
+/* check: the probe's own judgement of every point (probe->check, in a
+   child): what setup() would refuse (a stride of 100 bytes) is an error
+   now, not a partial run later.  The position is the first swept
+   parameter's (else the first parameter's, else the probe's). */
+static int check_points(const struct spec *s, const struct loaded_probe *lp,
+			const struct plan_point *pts, size_t n)
+{
+	void **cfgs = calloc(n + 1, sizeof *cfgs);
+	char **msgs = calloc(n + 1, sizeof *msgs), err[512];
+	int rc = 0;
+
+	if (!cfgs || !msgs) {
+		free(cfgs);
+		free(msgs);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(cfgs[i] = loader_config(lp, (const struct spec_val *const *)pts[i].vals, err,
+					      sizeof err)) && lp->p->config_size)
+			goto out;	/* the run would say it; check has nothing to add */
+	if (loader_check_configs(lp, cfgs, n, msgs, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s:%d:%d: %s\n", s->file, s->probe_pos.line, s->probe_pos.col,
+			err);
+		rc = -1;
+		goto out;
+	}
+	struct spec_pos at = s->n_params ? s->params[0].pos : s->probe_pos;
+	for (size_t k = 0; k < s->n_params; k++)
+		for (size_t a = 0; a < s->n_axis; a++)
+			if (s->axis_swept[a] && !strcmp(s->bound->params[a].name, s->params[k].name)) {
+				at = s->params[k].pos;
+				k = s->n_params;
+				break;
+			}
+	for (size_t i = 0; i < n; i++) {
+		char label[256] = "";
+		size_t off = 0, same = 0;
+
+		if (!msgs[i])
+			continue;
+		/* one line per distinct message: the first point, and how many more */
+		for (size_t j = i + 1; j < n; j++)
+			if (msgs[j] && !strcmp(msgs[j], msgs[i])) {
+				free(msgs[j]);
+				msgs[j] = NULL;
+				same++;
+			}
+		for (size_t a = 0; a < s->n_axis && off < sizeof label; a++)
+			if (s->axis_swept[a])
+				off += (size_t)snprintf(label + off, sizeof label - off, "%s%s=%s",
+							off ? "," : "", s->bound->params[a].name,
+							pts[i].vals[a]->text);
+		char more[48] = "";
+		if (same)
+			snprintf(more, sizeof more, " (and %zu more point%s)", same, same > 1 ? "s" : "");
+		fprintf(stderr, "runner: %s:%d:%d: %s%s%s%s%s\n", s->file, at.line, at.col,
+			label[0] ? "point " : "", label, more, label[0] ? ": " : "", msgs[i]);
+		rc = -1;
+	}
+out:
+	for (size_t i = 0; i < n; i++) {
+		free(cfgs[i]);
+		free(msgs[i]);
+	}
+	free(cfgs);
+	free(msgs);
+	return rc;
+}
+
 /* The plan's experiments, each with its probe resolved and its points
    expanded: everything that can reject the input.  Returns EXIT_OK or
    EXIT_USAGE (message printed). */
@@ -151,8 +220,11 @@ static int prepare(char **files, size_t nfiles, const struct cli_opts *o, struct
 			bad = 1;
 			continue;
 		}
-		if (o->check_only)
+		if (o->check_only) {
 			warn_unmatched(s, e[i].pts, e[i].n_pts);
+			if (check_points(s, &e[i].lp, e[i].pts, e[i].n_pts) < 0)
+				bad = 1;
+		}
 	}
 	if (bad)
 		goto bad;

@@ -830,6 +830,146 @@ static int meta_child(const char *stem, char *path, struct loaded_probe *out, ch
 	return rc;
 }
 
+/* ---- checking configurations (runner check) -------------------------- */
+
+void *loader_config(const struct loaded_probe *lp, const struct spec_val *const *vals, char *err,
+		    size_t errlen)
+{
+	const struct probe *p = lp->p;
+	void *cfg;
+
+	if (p->config_size == 0)
+		return NULL;
+	if (!(cfg = calloc(1, p->config_size))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < lp->n_params; i++) {
+		const struct spec_val *v = vals ? vals[i] : NULL;
+		const char *text = v ? v->text : p->params[i].def ? p->params[i].def : "";
+		double num = v ? v->num : strtod(text, NULL);
+
+		if (loader_set_param(&p->params[i], cfg, text, num, err, errlen) < 0) {
+			free(cfg);
+			return NULL;
+		}
+	}
+	return cfg;
+}
+
+/* A string of the record as the caller's own copy (NULL stays NULL). */
+static char *r_dup(struct rbuf *r)
+{
+	uint32_t len;
+	char *s;
+
+	R(r, len);
+	if (r->bad || len == NO_STR)
+		return NULL;
+	if (r->n - r->off < len || !(s = strndup(r->b + r->off, len))) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->off += len;
+	return s;
+}
+
+/* The child: open the probe here, run its check hook on every config and
+   write one record per config: uint32 index, int32 rc, the message. */
+static void check_child_main(const struct loaded_probe *lp, void *const *cfgs, size_t n, int fd)
+	__attribute__((noreturn));
+static void check_child_main(const struct loaded_probe *lp, void *const *cfgs, size_t n, int fd)
+{
+	struct loaded_probe here;
+	struct wbuf w = { 0 };
+	char err[1024] = "", *path = strdup(lp->path);
+
+	meta_child_sanitise();
+	memset(&here, 0, sizeof here);
+	if (!path || open_here(lp->p->name, path, &here, err, sizeof err) != 0) {
+		w_put(&w, "E", 1);
+		w_str(&w, err);
+	} else if (!here.p->check) {
+		w_put(&w, "N", 1);
+	} else {
+		w_put(&w, "C", 1);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t idx = (uint32_t)i;
+			int32_t rc;
+
+			err[0] = '\0';
+			rc = here.p->check(cfgs[i], err, sizeof err);
+			W(&w, idx);
+			W(&w, rc);
+			w_str(&w, rc ? err : NULL);
+		}
+	}
+	if (!w.oom)
+		write_all(fd, w.b, w.n);
+	_exit(w.oom ? 3 : 0);
+}
+
+int loader_check_configs(const struct loaded_probe *lp, void *const *cfgs, size_t n, char **msgs,
+			 char *err, size_t errlen)
+{
+	struct wbuf w = { 0 };
+	int pfd[2], status = 0, late, rc = 0;
+	pid_t pid;
+
+	for (size_t i = 0; i < n; i++)
+		msgs[i] = NULL;
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "probe '%s': pipe: %s", lp->p->name, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		snprintf(err, errlen, "probe '%s': fork: %s", lp->p->name, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		check_child_main(lp, cfgs, n, pfd[1]);
+	}
+	close(pfd[1]);
+	late = read_until(pfd[0], &w, mono_s() + load_timeout()) < 0;
+	close(pfd[0]);
+	if (late)
+		kill(pid, SIGKILL);
+	reap(pid, &status);
+	if (late || w.oom || w.n == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(err, errlen, "probe '%s': its parameter check %s", lp->p->name,
+			 late ? "did not finish in time, killed"
+			 : WIFSIGNALED(status) ? "crashed" : "failed");
+		free(w.b);
+		return -1;
+	}
+	struct rbuf r = { .b = w.b + 1, .n = w.n - 1 };
+	if (w.b[0] == 'E') {
+		char *m = r_dup(&r);
+		snprintf(err, errlen, "%s", m ? m : "cannot open the probe");
+		free(m);
+		rc = -1;
+	} else if (w.b[0] == 'C') {
+		for (size_t i = 0; i < n && !r.bad; i++) {
+			uint32_t idx = 0;
+			int32_t prc = 0;
+
+			R(&r, idx);
+			R(&r, prc);
+			char *m = r_dup(&r);
+			if (!r.bad && idx < n && prc != 0)
+				msgs[idx] = m ? m : strdup("rejected");
+			else
+				free(m);
+		}
+	}
+	free(w.b);
+	return rc;
+}
+
 /* Resolve `name`, open it with `how` (here, or in a child for metadata),
    hash it; on any failure everything is released and -1 returned. */
 static int load(const char *name,

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "probe.h"
+#include "spec/spec.h"
 
 struct loaded_probe {
 	void *dl;			/* dlopen handle (loader_dlopen only) */
@@ -46,6 +47,19 @@ void loader_close(struct loaded_probe *lp);
    Returns -1 with a message when text is not one of the choices. */
 int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
 		     char *err, size_t errlen);
+
+/* The probe's config struct filled from a point's values (vals[i] for
+   parameter i; NULL or a NULL entry: the default), as the point's child
+   fills it.  NULL with a message (or when the probe has no config). */
+void *loader_config(const struct loaded_probe *lp, const struct spec_val *const *vals, char *err,
+		    size_t errlen);
+
+/* The probe's own check of each config (probe->check), in a forked child
+   with the load deadline: msgs[i] = the message for a rejected config
+   (malloc'd), NULL when accepted or when the probe has no check hook.  -1
+   with err when the check itself could not run (crash, hang). */
+int loader_check_configs(const struct loaded_probe *lp, void *const *cfgs, size_t n, char **msgs,
+			 char *err, size_t errlen);
 
 /* List the probe names found in the probe directory (sorted); caller frees
    each string and the array. */
