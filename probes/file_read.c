@@ -200,7 +200,7 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	st->lat = lat;
 	fs_irq_start(&st->irq);
 	for (uint64_t i = 0; i < iterations; i++) {
-		uint64_t off, w;
+		uint64_t off;
 		ssize_t r;
 
 		if (st->pos == st->nblocks) {
@@ -221,13 +221,9 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 				 r < 0 ? strerror(-rc) : "short read");
 			return rc;
 		}
-		memcpy(&w, st->buf, 8);
-		if (w != fs_word_at(st->seed, off)) {
-			snprintf(err, errlen, "'%s' at %llu does not hold the seeded data (file "
-				 "changed under the probe?)", st->path, (unsigned long long)off);
-			return -EIO;
-		}
-		sum += fs_sum(st->buf, (size_t)st->block);
+		if ((rc = fs_block_ok(st->buf, st->block, st->seed, off, st->path,
+				      "file changed under the probe?", &sum, err, errlen)) != 0)
+			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
 			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;

@@ -194,6 +194,26 @@ static inline int fs_check_block(uint64_t block, uint64_t size, char *err, size_
 	return 0;
 }
 
+/* A block just read from byte offset off of a test file: its first word
+   must be the seeded data's (else the file is not ours: `why` says what
+   may have happened), and every byte goes into *sum so no read can be
+   skipped.  0, or -EIO with the message. */
+static inline int fs_block_ok(const void *buf, uint64_t block, uint64_t seed, uint64_t off,
+			      const char *file, const char *why, uint64_t *sum, char *err,
+			      size_t errlen)
+{
+	uint64_t w;
+
+	memcpy(&w, buf, 8);
+	if (w != fs_word_at(seed, off)) {
+		snprintf(err, errlen, "'%s' at %llu does not hold the seeded data (%s)", file,
+			 (unsigned long long)off, why);
+		return -EIO;
+	}
+	*sum += fs_sum(buf, (size_t)block);
+	return 0;
+}
+
 /* The next n bytes (a multiple of 8) of the seeded stream: what a test file
    holds, chunk after chunk (fs_word_at gives any word of it directly). */
 static inline void fs_fill(uint64_t *buf, size_t n, uint64_t *seed)

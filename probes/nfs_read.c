@@ -390,7 +390,7 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	}
 	st->lat = lat;
 	for (uint64_t i = 0; i < iterations; i++) {
-		uint64_t off, w;
+		uint64_t off;
 		int r;
 
 		if (st->pos == st->nblocks) {
@@ -409,13 +409,9 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 				 r < 0 ? nfs_get_error(st->nfs) : "short read");
 			return -EIO;
 		}
-		memcpy(&w, st->buf, 8);
-		if (w != fs_word_at(st->seed, off)) {
-			snprintf(err, errlen, "%s at %llu does not hold the seeded data (another "
-				 "file of that name on the server?)", st->name, (unsigned long long)off);
-			return -EIO;
-		}
-		sum += fs_sum(st->buf, (size_t)st->block);
+		if ((rc = fs_block_ok(st->buf, st->block, st->seed, off, st->name,
+				      "another file of that name on the server?", &sum, err, errlen)) != 0)
+			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
 			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;

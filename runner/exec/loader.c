@@ -547,11 +547,11 @@ static void r_get(struct rbuf *r, void *p, size_t n)
 
 #define R(r, v) r_get((r), &(v), sizeof(v))
 
-/* A string of the record, owned by r->mt (NULL stays NULL). */
-static const char *r_str(struct rbuf *r)
+/* A string of the record as the caller's own copy (NULL stays NULL). */
+static char *r_dup(struct rbuf *r)
 {
 	uint32_t len;
-	char *s, **ns;
+	char *s;
 
 	R(r, len);
 	if (r->bad || len == NO_STR)
@@ -561,6 +561,16 @@ static const char *r_str(struct rbuf *r)
 		return NULL;
 	}
 	r->off += len;
+	return s;
+}
+
+/* A string of the record, owned by r->mt (NULL stays NULL). */
+static const char *r_str(struct rbuf *r)
+{
+	char *s = r_dup(r), **ns;
+
+	if (!s)
+		return NULL;
 	ns = realloc(r->mt->strs, (r->mt->n_strs + 1) * sizeof *ns);
 	if (!ns) {
 		free(s);
@@ -855,23 +865,6 @@ void *loader_config(const struct loaded_probe *lp, const struct spec_val *const 
 		}
 	}
 	return cfg;
-}
-
-/* A string of the record as the caller's own copy (NULL stays NULL). */
-static char *r_dup(struct rbuf *r)
-{
-	uint32_t len;
-	char *s;
-
-	R(r, len);
-	if (r->bad || len == NO_STR)
-		return NULL;
-	if (r->n - r->off < len || !(s = strndup(r->b + r->off, len))) {
-		r->bad = 1;
-		return NULL;
-	}
-	r->off += len;
-	return s;
 }
 
 /* The child: open the probe here, run its check hook on every config and

@@ -320,11 +320,27 @@ static int join_ns(const struct serve_ns *ns, char *msg, size_t len)
 			return -1;
 		}
 	}
+	/* setns into a mount namespace puts us at that namespace's real root;
+	   under a chroot (a build root, a container) that is not the runner's
+	   root, where the server's files are: take the holder's root, as
+	   nsenter --root does. */
+	char rootp[64];
+	int root = -1;
+
+	snprintf(rootp, sizeof rootp, "/proc/%d/root", ns->pid);
+	if (ns->private && (root = open(rootp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(msg, len, "%s: %s", rootp, strerror(errno));
+		return -1;
+	}
 	for (int k = 0; k < n; k++)
 		if (setns(fds[k], 0) < 0) {
 			snprintf(msg, len, "setns %s: %s", kinds[k], strerror(errno));
 			return -1;
 		}
+	if (root >= 0 && (fchdir(root) < 0 || chroot(".") < 0)) {
+		snprintf(msg, len, "the namespace's root: %s", strerror(errno));
+		return -1;
+	}
 	return chdir("/");
 }
 
