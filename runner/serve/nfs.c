@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
+#include <netdb.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,16 @@ static int check_prerequisites(struct serve_nfs *n)
 	if (!(n->rpcbind_bin = find_bin("SYSMETER_RPCBIND", rpcbind))) {
 		snprintf(n->error, sizeof n->error, "--nfs netns: rpcbind is not installed (NFSv3 "
 			 "clients find MOUNT through it; %s)", DEPS);
+		return -1;
+	}
+	/* rpcbind finds its port by the name "sunrpc": without /etc/services
+	   (package netbase, absent from a minimal root) it listens on its unix
+	   socket only, and nothing answers on port 111. */
+	struct servent *se = getservbyname("sunrpc", "tcp");
+	if (!se) {
+		snprintf(n->error, sizeof n->error, "--nfs netns: /etc/services does not name "
+			 "sunrpc, so rpcbind would not listen on port 111 (apt-get install netbase, or "
+			 "make deps)");
 		return -1;
 	}
 	return 0;
