@@ -20,7 +20,19 @@ for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# nfs-ganesha's VFS layer reads /etc/mtab; a booted Debian has it (a link to
+# /proc/self/mounts made by systemd-tmpfiles), a minimal root or chroot not.
+mtab() {
+	[ -e /etc/mtab ] && return 0
+	if [ "$(id -u)" -eq 0 ]; then ln -s ../proc/self/mounts /etc/mtab
+	elif command -v sudo >/dev/null 2>&1; then sudo ln -s ../proc/self/mounts /etc/mtab
+	else echo "deps: no /etc/mtab; as root: ln -s ../proc/self/mounts /etc/mtab" >&2
+	fi
+}
+if [ -z "$missing" ]; then
+	mtab
+	exit 0
+fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || { echo "deps: not root and no sudo; install:$missing" >&2; exit 1; }
@@ -30,3 +42,4 @@ echo "deps: installing:$missing" >&2
 # Never two apt-get at once: wait for a running one (dpkg lock) to finish.
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing
+mtab

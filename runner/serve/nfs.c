@@ -169,6 +169,14 @@ static int check_prerequisites(struct serve_nfs *n)
 	/* rpcbind finds its port by the name "sunrpc": without /etc/services
 	   (package netbase, absent from a minimal root) it listens on its unix
 	   socket only, and nothing answers on port 111. */
+	/* ganesha's VFS layer finds the export's file system in /etc/mtab, which
+	   a booted system links to /proc/self/mounts and a minimal root lacks */
+	if (access("/etc/mtab", R_OK) != 0) {
+		snprintf(n->error, sizeof n->error, "--nfs netns: no /etc/mtab, which nfs-ganesha "
+			 "reads to find the export's file system (as root: ln -s ../proc/self/mounts "
+			 "/etc/mtab, or make deps)");
+		return -1;
+	}
 	struct servent *se = getservbyname("sunrpc", "tcp");
 	if (!se) {
 		snprintf(n->error, sizeof n->error, "--nfs netns: /etc/services does not name "
