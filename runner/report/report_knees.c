@@ -47,8 +47,8 @@ static json_t *level_row(json_t *lvl, json_t *sysfs, const struct report_unit *d
 
 	report_view_put(r, "found", json_true());
 	report_view_put(r, "level", report_view_line(name ? name : "?"));
-	/* the knee (half-way up to the next level) where there is one: a cache
-	   of that size sits there on a curve sampled in steps */
+	/* the knee (where the curve has risen a level's 1.5x) where there is
+	   one: a cache of that size is full there */
 	report_view_put(r, "size", report_view_size(isfinite(knee) ? knee : jsonutil_num(lvl, "size_bytes")));
 	report_view_put(r, "note", report_view_line(note ? note : ""));
 	report_view_put(r, "latency", report_view_num_unit(lat * d->scale, d->label));

@@ -528,7 +528,9 @@ void stats_compare(const double *a, size_t na, const double *b, size_t nb,
  *     is within KNEE_JOIN (15 %) of the run's running median; otherwise it
  *     starts a new run.  Runs of fewer than KNEE_MIN_POINTS (2) points are
  *     transition points (a gradual rise between levels) and belong to no
- *     level: one point cannot tell a plateau from a blip.
+ *     level: one point cannot tell a plateau from a blip.  Except (3b):
+ *     two transition points within sqrt(KNEE_LEVEL) of each other, entered
+ *     and left by rises of KNEE_LEVEL or more, are a short plateau.
  *  4. A plateau within KNEE_LEVEL (1.5x) of the level before it continues
  *     that level (with the transition points between them).  Real cache
  *     steps are 2.5x or more (L1 4-5 cycles, L2 12-14, L3 40+, DRAM 200+);
@@ -599,6 +601,40 @@ static size_t find_runs(const double *s, size_t m, struct span *run, double *buf
 	return nrun;
 }
 
+/* Step 3b: a stretch of two or more transition points, each step in it
+   under sqrt(KNEE_LEVEL) and the whole under KNEE_LEVEL, entered and left
+   by rises of a whole level (KNEE_LEVEL or more), is a short plateau: a
+   level whose share of the cache ends soon after it starts, or whose page
+   walks grow with the span (an AMD guest: an L3 at 14.0 and 16.5 ns over
+   2-4 MiB between 9 and 127 ns; with stride 4096, 27-39 ns over 16-64 MiB
+   between 10 and 167 ns).  A ramp (a gradual transition, every step below
+   KNEE_LEVEL) never qualifies: nothing enters it by a whole level. */
+static size_t join_shoulders(const double *s, size_t m, struct span *run, size_t nrun)
+{
+	double level = log(KNEE_LEVEL);
+	size_t r, e, out = 0;
+
+	for (r = 0; r < nrun; r = e) {
+		size_t a = run[r].a;
+
+		/* e: one past the longest chain of single points from r that
+		   drifts less than half a level per step and a level in all */
+		for (e = r; e < nrun && run[e].a == run[e].b; e++)
+			if (e > r && (s[run[e].a] - s[run[e - 1].a] >= level / 2 ||
+				      fabs(s[run[e].a] - s[a]) >= level))
+				break;
+		size_t b = e > r ? run[e - 1].b : a;
+		if (e - r >= 2 && a > 0 && b + 1 < m && s[a] - s[a - 1] >= level &&
+		    s[b + 1] - s[b] >= level) {
+			run[out++] = (struct span){ a, b, (s[a] + s[b]) / 2 };
+			continue;
+		}
+		run[out++] = run[r];
+		e = r + 1;
+	}
+	return out;
+}
+
 /* Steps 4-5: merge plateau runs into levels; lev[].med is the median of
    s over the level's whole span. */
 static size_t find_levels(const double *s, const struct span *run, size_t nrun,
@@ -655,6 +691,7 @@ size_t stats_knees(const double *x, const double *y, size_t n,
 		s[i] = median3(ly[i - 1], ly[i], ly[i + 1]);
 
 	nrun = find_runs(s, m, run, buf);
+	nrun = join_shoulders(s, m, run, nrun);
 	nl = find_levels(s, run, nrun, lev, buf);
 
 	for (i = 0; i < nl && out < max; i++, out++) {

@@ -112,9 +112,9 @@ struct stats_level {
 	double latency;			/* median y over the plateau */
 	size_t first, last;		/* indices of the plateau in x[] */
 	/* set by stats_levels_name: */
-	double knee;			/* x where the curve crosses the geometric mean of
-					   this level's and the next level's latency
-					   (log-log interpolated); NaN for the last level */
+	double knee;			/* x where the curve has risen 1.5x above this
+					   level's latency (log-log interpolated); NaN
+					   for Memory and when it never rises */
 	double sysfs;			/* the size the machine reports for this level, NaN */
 	int within_step;		/* knee within one sweep step of sysfs */
 	char note[200];			/* why a size differs, "" when nothing to say */
@@ -133,9 +133,10 @@ struct stats_cache {
    unit: 50 ns, the floor of any DRAM access and above any cache hit) is
    "Memory", later ones "Memory+TLB"; with no such level there is no
    "Memory" at all (the curve did not reach DRAM).  Below it, with the
-   machine's caches (nc > 0), each level takes the cache level, above the
-   previous one's, whose size is nearest its knee; without them, L1, L2, ...
-   by rank.  Each level's knee is computed, and for cache levels compared
+   machine's caches (nc > 0), the plateaus take the reported levels in
+   order, as many as can be named, skipping the levels whose sizes lie
+   farthest from the knees (those are missing); more plateaus than levels
+   leave some "unnamed"; without caches, L1, L2, ... by rank.  Each level's knee is computed, and for cache levels compared
    with the reported size: within_step when they differ by at most one
    sweep step, else a note.  missing[] (up to nmiss) receives the cache
    levels no plateau was named after; returns how many. */

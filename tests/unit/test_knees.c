@@ -362,6 +362,86 @@ static void test_intel_guest(void)
 	   "a missing L2 is said (%zu levels, %s, %zu missing)", n, n > 1 ? lv[1].name : "-", nm);
 }
 
+/* Real curves from ram_access on an AMD EPYC KVM guest (2026-11-23;
+   sysfs: L1d 32 KiB, L2 1 MiB, L3 32 MiB, the L3 shared with other
+   guests).  Stride 64: L1, L2 at 4 ns, an L3 stretch of only two points
+   (14.0 and 16.5 ns at 2-4 MiB: this guest's share of the L3 ends near
+   4-8 MiB), then DRAM from 8 MiB.  A knee "half-way to the next level"
+   placed the L2 at 4.6 MiB when that short L3 went unseen.  Stride 4096:
+   L1, the L2 with TLB misses at 4.8-6.5 ns out to 4 MiB of span (nearer the
+   32 MiB L3 than the 1 MiB L2 by size), the L3 plus page walks at 27-39 ns,
+   then DRAM plus walks. */
+static void test_amd_guest(void)
+{
+	static const double ns64[] = {
+		1.10, 1.19, 1.16, 1.16, 1.20, 2.49, 4.00, 4.01, 4.01, 5.56, 9.04, 14.01,
+		16.46, 126.99, 143.25, 156.71, 168.96, 176.13, 186.61, 239.63,
+	};
+	static const double ns4k[] = {
+		1.16, 1.12, 1.18, 1.16, 1.17, 1.26, 4.93, 4.84, 4.85, 6.17, 6.17, 6.25,
+		6.49, 10.10, 27.19, 33.01, 39.18, 167.34, 182.91, 290.65,
+	};
+	static const struct stats_cache caches[] = { { 1, 32 * KiB }, { 2, 1 * MiB }, { 3, 32 * MiB } };
+	struct stats_level lv[8];
+	struct stats_cache miss[4];
+	double x[20];
+	size_t n, nm;
+
+	for (size_t i = 0; i < 20; i++)
+		x[i] = KiB * (double)(1u << i);
+	n = stats_knees(x, ns64, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, ns64, 20, 50, caches, 3, miss, 4);
+	ok(n == 4 && nm == 0 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") &&
+	   !strcmp(lv[2].name, "L3") && !strcmp(lv[3].name, "Memory"),
+	   "amd stride 64: L1 L2 L3 Memory, none missing (%zu levels, %zu missing)", n, nm);
+	ok(n == 4 && lv[0].within_step && lv[1].within_step,
+	   "amd stride 64: L1 knee %.0f KiB, L2 knee %.0f KiB, each within a step of sysfs",
+	   lv[0].knee / KiB, n > 1 ? lv[1].knee / KiB : NAN);
+	ok(n == 4 && lv[1].latency > 3.5 && lv[1].latency < 4.5 && lv[2].latency > 12 && lv[2].latency < 18,
+	   "amd stride 64: L2 %.2f ns, L3 %.1f ns", n > 1 ? lv[1].latency : NAN, n > 2 ? lv[2].latency : NAN);
+	ok(n == 4 && !lv[2].within_step && lv[2].knee < 16 * MiB && strstr(lv[2].note, "shared"),
+	   "amd stride 64: L3 ends at %.1f MiB, noted as shared: %s", n > 2 ? lv[2].knee / MiB : NAN,
+	   n > 2 ? lv[2].note : "");
+
+	n = stats_knees(x, ns4k, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, ns4k, 20, 50, caches, 3, miss, 4);
+	ok(n >= 4 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") && !strcmp(lv[2].name, "L3") &&
+	   !strcmp(lv[3].name, "Memory") && nm == 0,
+	   "amd stride 4096: L1 L2 L3 Memory by order (%zu levels: %s %s %s)", n, lv[0].name,
+	   n > 1 ? lv[1].name : "-", n > 2 ? lv[2].name : "-");
+	ok(n >= 3 && lv[2].latency > 25 && lv[2].latency < 45, "amd stride 4096: L3 with walks at %.1f ns",
+	   n > 2 ? lv[2].latency : NAN);
+
+	/* the same stride-64 curve with its two L3 points merged into the ramp
+	   (a coarser sweep would): the L3 is said to be missing, not the
+	   plateau after L2 renamed */
+	static const double noL3[] = {
+		1.10, 1.19, 1.16, 1.16, 1.20, 2.49, 4.00, 4.01, 4.01, 5.56, 9.04, 20.1,
+		45.0, 126.99, 143.25, 156.71, 168.96, 176.13, 186.61, 239.63,
+	};
+	n = stats_knees(x, noL3, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, noL3, 20, 50, caches, 3, miss, 4);
+	ok(n == 3 && !strcmp(lv[1].name, "L2") && lv[1].within_step && nm == 1 && miss[0].level == 3,
+	   "amd stride 64 without an L3 plateau: L2 kept at %.0f KiB, L3 missing (%zu levels, %zu missing)",
+	   n > 1 ? lv[1].knee / KiB : NAN, n, nm);
+
+	/* a second run the same day, the neighbours busier: the L3 is one
+	   point (15 ns at 2 MiB, 90 ns at 4 MiB), so it is missing; the L2
+	   leaves its plateau at 512 KiB (L1 TLB misses), which the note says */
+	static const double busy[] = {
+		1.12, 1.16, 1.14, 1.13, 1.18, 2.75, 4.01, 4.06, 4.37, 6.56, 11.12, 14.99,
+		90.37, 143.9, 150.92, 160.24, 161.98, 178.66, 199.49, 325.32,
+	};
+	n = stats_knees(x, busy, 20, lv, 8);
+	nm = stats_levels_name(lv, n, x, busy, 20, 50, caches, 3, miss, 4);
+	ok(n >= 3 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") && !strcmp(lv[2].name, "Memory") &&
+	   nm == 1 && miss[0].level == 3,
+	   "amd stride 64, busy host: L1 L2 Memory, L3 missing (%zu levels, %zu missing)", n, nm);
+	ok(n >= 2 && lv[1].knee > 256 * KiB && lv[1].knee < 1 * MiB && strstr(lv[1].note, "TLB"),
+	   "amd stride 64, busy host: L2 leaves its plateau at %.0f KiB: %s", n > 1 ? lv[1].knee / KiB : NAN,
+	   n > 1 ? lv[1].note : "");
+}
+
 int main(void)
 {
 	test_table();
@@ -369,5 +449,6 @@ int main(void)
 	test_limits();
 	test_lmbench_shape();
 	test_intel_guest();
+	test_amd_guest();
 	return done_testing();
 }
