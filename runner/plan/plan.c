@@ -51,6 +51,34 @@ static int expand_zip(const struct spec *s, struct plan_point *pts, size_t n)
 	return 0;
 }
 
+/* "FILE:LINE:COL: params: a cross sweep of 1000 x 10000 values expands to
+   more than 1000000 points", at the largest swept parameter. */
+static void too_many_points(const struct spec *s, char *err, size_t errlen)
+{
+	char dims[256] = "";
+	size_t big = 0, nbig = 0, len;
+	struct spec_pos pos = s->sweep_pos;
+
+	for (size_t a = 0; a < s->n_axis; a++)
+		if (s->axis_n[a] > 1) {
+			len = strlen(dims);
+			snprintf(dims + len, sizeof dims - len, "%s%zu", len ? " x " : "", s->axis_n[a]);
+		}
+	for (size_t i = 0; i < s->n_params; i++)
+		if (s->params[i].n_vals > nbig) {
+			nbig = s->params[i].n_vals;
+			big = i;
+		}
+	if (nbig > 1)
+		pos = s->params[big].pos;
+	if (pos.line > 0)
+		snprintf(err, errlen, "%s:%d:%d: params: a cross sweep of %s values expands to more "
+			 "than 1000000 points", s->file, pos.line, pos.col, dims);
+	else
+		snprintf(err, errlen, "%s: params: a cross sweep of %s values expands to more than "
+			 "1000000 points", s->file, dims);
+}
+
 int plan_points(const struct spec *s, struct plan_point **out, size_t *nout,
 		char *err, size_t errlen)
 {
@@ -63,8 +91,7 @@ int plan_points(const struct spec *s, struct plan_point **out, size_t *nout,
 	} else {
 		for (size_t a = 0; a < s->n_axis; a++) {
 			if (s->axis_n[a] && n > 1000000 / s->axis_n[a]) {
-				snprintf(err, errlen, "%s: sweep expands to more than 1000000 points",
-					 s->file);
+				too_many_points(s, err, errlen);
 				return -1;
 			}
 			n *= s->axis_n[a];

@@ -14,6 +14,9 @@
 #include "spec/spec_yaml.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,45 +132,66 @@ int spec_parse(const char *path, const char *text, size_t len, struct spec *out,
 	return parse_all(path, text, len, NULL, 0, 0, NULL, out, err, errlen);
 }
 
+/* A spec is a page of YAML; a larger file is not one (or is an attack on
+   the parser), and only a regular file has an end: a FIFO would block
+   check forever and /dev/zero would fill memory. */
+#define SPEC_MAX_BYTES (1024 * 1024)
+
 int spec_load(const char *path, struct spec *out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
+	struct stat st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!f)
+	if (fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a spec is read only from a file)", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > SPEC_MAX_BYTES) {
+		snprintf(err, errlen, "%s: %lld bytes: larger than a spec can be (%d bytes at most)", path,
+			 (long long)st.st_size, SPEC_MAX_BYTES);
+		close(fd);
+		return -1;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto fail;
+	/* read to the end, but never past the cap (the file may grow) */
 	for (;;) {
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
-			if (!nb) {
-				errno = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
+		ssize_t got = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
 		if (got == 0)
 			break;
+		len += (size_t)got;
+		if (len > (size_t)st.st_size) {
+			snprintf(err, errlen, "%s: the file grew while it was read", path);
+			close(fd);
+			free(buf);
+			return -1;
+		}
 	}
-	if (ferror(f)) {	/* errno from the failed read, e.g. EISDIR */
-		int e = errno;
-		fclose(f);
-		f = NULL;
-		errno = e;
-		goto fail;
-	}
-	fclose(f);
-	rc = spec_parse(path, buf ? buf : "", len, out, err, errlen);
+	close(fd);
+	rc = spec_parse(path, buf, len, out, err, errlen);
 	free(buf);
 	return rc;
 fail:
 	snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	free(buf);
 	return -1;
 }

@@ -157,6 +157,7 @@ struct spec {
 #define SPEC_DEFAULT_ADAPTIVE_MAX 200
 #define SPEC_DEFAULT_TARGET_CI 0.01
 #define SPEC_MAX_RANGE_VALUES 10000	/* a range expanding to more is an error */
+#define SPEC_MAX_SECONDS (7 * 86400.0)	/* the longest duration a spec may ask for */
 
 /* Parse and check a spec file; err gets "file:line:col: message" (or
    "file: cannot read: <strerror>").  Returns 0, or -1 (bad spec: exit 2);

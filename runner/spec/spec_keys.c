@@ -116,6 +116,11 @@ static int get_qty(struct spec_yaml_ctx *c, yaml_node_t *v, const char *key, enu
 	if (positive && !(x > 0))
 		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: expected %s > 0, got %s", key, kind_text(kind),
 			       WHAT(v));
+	/* a duration the run must honour: poll() and timers take int ms, and
+	   nothing sysmeter times runs for weeks */
+	if (kind == UNIT_TIME && !(x <= SPEC_MAX_SECONDS))
+		return spec_yaml_fail(c, spec_yaml_pos(c, v), "%s: at most %.0fs (7 days), got %s", key,
+				      SPEC_MAX_SECONDS, WHAT(v));
 	*out = x;
 	return 0;
 }
@@ -168,7 +173,21 @@ static int h_probe(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml
 			       "probe: expected a probe name like mem_latency or a path to a .so, got %s",
 			       WHAT(v));
 	s->probe_pos = spec_yaml_pos(c, v);
-	return set_text(c, &s->probe, v, "probe", 0);
+	if (set_text(c, &s->probe, v, "probe", 0) < 0)
+		return -1;
+	/* a relative path in a file is relative to that file, as an include
+	   is, not to wherever the runner was started; one from --set stays
+	   relative to the working directory, like any path on a command line */
+	const char *slash = c->file ? strrchr(c->file, '/') : NULL;
+	if (strchr(s->probe, '/') && s->probe[0] != '/' && s->probe_pos.line > 0 && slash) {
+		char *joined;
+
+		if (asprintf(&joined, "%.*s/%s", (int)(slash - c->file), c->file, s->probe) < 0)
+			return oom(c);
+		free(s->probe);
+		s->probe = joined;
+	}
+	return 0;
 }
 
 static int h_description(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)

@@ -15,9 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A YAML value nested deeper than this in an override is refused: aliases
-   can make a node its own ancestor, and the graft copies recursively. */
+/* A YAML value nested deeper than this is refused, in a spec and in an
+   override: aliases can make a node its own ancestor, the graft copies
+   recursively, and libyaml's scanner slows quadratically with flow depth
+   (50,000 '[' took 9 s). */
 #define SY_MAX_DEPTH 64
+/* An override's value copied into the spec (aliases expanded) has at most
+   this many nodes: a few anchors nest into a billion ("billion laughs"). */
+#define SY_MAX_COPY 10000
+
+struct copy_budget {
+	long left;		/* nodes that may still be made */
+	int deep, big;		/* why a copy stopped */
+};
 
 yaml_node_t *spec_yaml_node(struct spec_yaml_ctx *c, int id)
 {
@@ -174,6 +184,44 @@ static int yaml_error(struct spec_yaml_ctx *c, const yaml_parser_t *p, const cha
 	return spec_yaml_fail(c, pos, "yaml: %s%s", p->problem ? p->problem : "syntax error", ctx);
 }
 
+/* Nesting deeper than SY_MAX_DEPTH, found by a streaming pass before the
+   document is built: 0, or -1 with the message at the level too deep.  A
+   syntax error is left to the loading pass, which reports it. */
+static int depth_check(struct spec_yaml_ctx *c, const char *text, size_t len, int with_pos)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	int depth = 0, rc = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_parse(&p, &e))
+			break;
+		yaml_event_type_t t = e.type;
+		yaml_mark_t m = e.start_mark;
+
+		yaml_event_delete(&e);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > SY_MAX_DEPTH) {
+				struct spec_pos pos = {0, c->cur_ov ? (int)c->cur_ov : 0};
+
+				if (with_pos)
+					pos = (struct spec_pos){(int)m.line + 1, (int)m.column + 1};
+				rc = spec_yaml_fail(c, pos, "nested more than %d levels deep", SY_MAX_DEPTH);
+				break;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 int spec_yaml_load(struct spec_yaml_ctx *c, const char *text, size_t len)
 {
 	yaml_parser_t p;
@@ -184,6 +232,10 @@ int spec_yaml_load(struct spec_yaml_ctx *c, const char *text, size_t len)
 		return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 	c->text = text;
 	c->text_len = len;
+	if (depth_check(c, text, len, 1) < 0) {
+		yaml_parser_delete(&p);
+		return -1;
+	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &c->doc)) {
 		rc = yaml_error(c, &p, text, len, 1);
@@ -274,14 +326,24 @@ int spec_yaml_fields(struct spec_yaml_ctx *c, yaml_node_t *map, const char *path
 	return 0;
 }
 
-/* Copy node `id` of src into c->doc; returns the new id or 0. */
-static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int depth)
+/* Copy node `id` of src into c->doc; returns the new id or 0 (b says
+   why: too deep, too many nodes, or out of memory). */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int depth,
+		     struct copy_budget *b)
 {
 	yaml_node_t *n = yaml_document_get_node(src, id);
 	int out, k, v;
 
-	if (!n || depth > SY_MAX_DEPTH)
+	if (!n)
 		return 0;
+	if (depth > SY_MAX_DEPTH) {
+		b->deep = 1;
+		return 0;
+	}
+	if (--b->left < 0) {
+		b->big = 1;
+		return 0;
+	}
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
 		return yaml_document_add_scalar(dst, n->tag, n->data.scalar.value,
@@ -292,7 +354,7 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int dep
 			return 0;
 		for (yaml_node_item_t *it = n->data.sequence.items.start;
 		     it < n->data.sequence.items.top; it++) {
-			if (!(v = copy_node(dst, src, *it, depth + 1)) ||
+			if (!(v = copy_node(dst, src, *it, depth + 1, b)) ||
 			    !yaml_document_append_sequence_item(dst, out, v))
 				return 0;
 		}
@@ -303,8 +365,8 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int dep
 			return 0;
 		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
 		     pr < n->data.mapping.pairs.top; pr++) {
-			if (!(k = copy_node(dst, src, pr->key, depth + 1)) ||
-			    !(v = copy_node(dst, src, pr->value, depth + 1)) ||
+			if (!(k = copy_node(dst, src, pr->key, depth + 1, b)) ||
+			    !(v = copy_node(dst, src, pr->value, depth + 1, b)) ||
 			    !yaml_document_append_mapping_pair(dst, out, k, v))
 				return 0;
 		}
@@ -355,11 +417,20 @@ static int graft(struct spec_yaml_ctx *c, char **segs, size_t nseg, yaml_documen
 			}
 			v = yaml_document_add_mapping(&c->doc, NULL, YAML_FLOW_MAPPING_STYLE);
 		} else {
-			v = copy_node(&c->doc, vdoc, vroot, 0);
+			struct copy_budget b = { SY_MAX_COPY, 0, 0 };
+
+			v = copy_node(&c->doc, vdoc, vroot, 0, &b);
+			if (!v && b.big)
+				return spec_yaml_fail(c, (struct spec_pos){0, 0},
+						      "value of '%s' is too large: more than %d values once "
+						      "its aliases are expanded", path, SY_MAX_COPY);
+			if (!v && b.deep)
+				return spec_yaml_fail(c, (struct spec_pos){0, 0},
+						      "value of '%s' is nested more than %d levels deep",
+						      path, SY_MAX_DEPTH);
 		}
 		if (!v)
-			return spec_yaml_fail(c, (struct spec_pos){0, 0}, "value of '%s' is nested too deeply",
-				       path);
+			return spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 		if (idx >= 0) {
 			spec_yaml_node(c, cur)->data.mapping.pairs.start[idx].value = v;
 		} else {
@@ -411,14 +482,40 @@ int spec_yaml_apply_override(struct spec_yaml_ctx *c, size_t k)
 		spec_yaml_fail(c, (struct spec_pos){0, 0}, "out of memory");
 		goto out;
 	}
+	if (depth_check(c, eq + 1, strlen(eq + 1), 0) < 0) {
+		yaml_parser_delete(&p);
+		goto out;
+	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)eq + 1, strlen(eq + 1));
 	if (!yaml_parser_load(&p, &vdoc)) {
 		yaml_error(c, &p, eq + 1, strlen(eq + 1), 0);
 		yaml_parser_delete(&p);
 		goto out;
 	}
-	yaml_parser_delete(&p);
 	have_vdoc = 1;
+	/* what follows the value ("[getpid]]]]") is an error, not ignored */
+	{
+		yaml_document_t rest;
+
+		if (!yaml_parser_load(&p, &rest)) {
+			size_t at = p.problem_mark.index;
+
+			spec_yaml_fail(c, (struct spec_pos){0, c->cur_ov ? (int)c->cur_ov : 0},
+				       "text after the value: '%.20s' (quote the value if it is one "
+				       "string)", eq + 1 + (at < strlen(eq + 1) ? at : 0));
+			yaml_parser_delete(&p);
+			goto out;
+		}
+		int more = yaml_document_get_root_node(&rest) != NULL;
+		yaml_document_delete(&rest);
+		if (more) {
+			spec_yaml_fail(c, (struct spec_pos){0, c->cur_ov ? (int)c->cur_ov : 0},
+				       "text after the value (quote the value if it is one string)");
+			yaml_parser_delete(&p);
+			goto out;
+		}
+	}
+	yaml_parser_delete(&p);
 	vroot = yaml_document_get_root_node(&vdoc);
 	empty = !vroot;
 	if (empty) {	/* "cpu=": an empty plain scalar, so the key's check reports it */

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# Bounded inputs (issue 15): a spec is a regular file of at most 1 MiB,
+# nested at most 64 levels; an override's value expands to at most 10,000
+# YAML nodes; a duration is at most 7 days; a value given to --set is one
+# value; a sweep too large is named where it is written; a relative probe
+# path is relative to its spec.  Each is a clear error with exit 2, never a
+# hang or a memory blow-up.  `timeout` below guards against a hang only.
+
+bats_require_minimum_version 1.5.0
+cd "$BATS_TEST_DIRNAME/.." || exit 1
+load helpers
+
+# bad_check SPEC WANT...: `runner check SPEC` exits 2 (not killed by the
+# hang guard) and its stderr contains every WANT.
+bad_check() {
+	local spec="$1" rc=0
+	shift
+	timeout 60 "$RUNNER" check "$spec" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
+	for w in "$@"; do
+		grep -qF -- "$w" "$BATS_TEST_TMPDIR/err" || { echo "missing: $w"; return 1; }
+	done
+}
+
+@test "a FIFO is refused at once, not waited on" {
+	mkfifo "$BATS_TEST_TMPDIR/x.yaml"
+	bad_check "$BATS_TEST_TMPDIR/x.yaml" "x.yaml: not a regular file"
+}
+
+@test "/dev/zero is refused, not read until memory runs out" {
+	bad_check /dev/zero "/dev/zero: not a regular file"
+}
+
+@test "a spec over 1 MiB is refused with its size" {
+	head -c 1100000 /dev/zero | tr '\0' '#' >"$BATS_TEST_TMPDIR/big.yaml"
+	bad_check "$BATS_TEST_TMPDIR/big.yaml" "big.yaml: 1100000 bytes: larger than a spec can be"
+}
+
+@test "50,000 nested brackets: 'nested more than 64 levels' where the 65th level opens" {
+	python3 -c "print('title: x\nprobe: null\nparams: ' + '[' * 50000)" >"$BATS_TEST_TMPDIR/deep.yaml"
+	bad_check "$BATS_TEST_TMPDIR/deep.yaml" "deep.yaml:3:72: nested more than 64 levels deep"
+}
+
+@test "billion laughs in quick: is refused by size, in bounded memory" {
+	cat >"$BATS_TEST_TMPDIR/laughs.yaml" <<'EOF'
+title: laughs
+probe: params
+quick:
+  params.count: [&a [1,1,1,1,1,1,1,1,1], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d], &f [*e,*e,*e,*e,*e,*e,*e,*e,*e], &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]]
+EOF
+	# 9^7 = 4.8 million nodes once expanded: a few GB unbounded
+	(ulimit -v 400000; bad_check "$BATS_TEST_TMPDIR/laughs.yaml" \
+		"laughs.yaml:4:3: quick: value of 'params.count' is too large: more than 10000 values")
+}
+
+@test "billion laughs through --set is refused by size too" {
+	local v='[&a [1,1,1,1,1,1,1,1,1], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d], &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]]'
+	run -2 bash -c 'ulimit -v 400000; "$RUNNER" check --set "every_key.params.count=$1" tests/fixtures/specs/good/full.yaml' _ "$v"
+	echo "$output"
+	[[ "$output" == *"is too large: more than 10000 values once its aliases are expanded"* ]]
+}
+
+@test "text after a --set value is an error, not ignored" {
+	run -2 "$RUNNER" check --set 'every_key.params.mode=[a]]]]' tests/fixtures/specs/good/full.yaml
+	echo "$output"
+	[[ "$output" == *"--set every_key.params.mode=[a]]]]: text after the value: ']]]'"* ]]
+}
+
+@test "a cross sweep of a million points is named at file:line:col" {
+	cat >"$BATS_TEST_TMPDIR/sweep.yaml" <<'EOF'
+title: sweep
+probe: params
+params:
+  count: {from: 1, to: 1000, step: 1}
+  size: {from: 1, to: 10000, step: 1}
+EOF
+	bad_check "$BATS_TEST_TMPDIR/sweep.yaml" \
+		"sweep.yaml:5:3: params: a cross sweep of 1000 x 10000 values expands to more than 1000000 points"
+}
+
+@test "timeout: 1e300s is refused by check, not failed at every point" {
+	printf 'title: t\nprobe: null\ntimeout: 1e300s\n' >"$BATS_TEST_TMPDIR/t.yaml"
+	bad_check "$BATS_TEST_TMPDIR/t.yaml" "t.yaml:3:10: timeout: at most 604800s (7 days), got '1e300s'"
+}
+
+@test "a relative probe path is relative to its spec, not to the working directory" {
+	mkdir -p "$BATS_TEST_TMPDIR/specs/lib"
+	cp "$(dirname "$RUNNER")/probes/null.so" "$BATS_TEST_TMPDIR/specs/lib/null.so"
+	printf 'title: rel\nprobe: lib/null.so\nrepetitions: 3\n' >"$BATS_TEST_TMPDIR/specs/rel.yaml"
+	run -0 "$RUNNER" check "$BATS_TEST_TMPDIR/specs/rel.yaml"
+	run -0 "$RUNNER" -q --no-report -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/specs/rel.yaml"
+	[ "$(json "$BATS_TEST_TMPDIR"/out/latest/results/rel.json 'd["status"]')" = ok ]
+}
