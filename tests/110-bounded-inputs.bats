@@ -92,3 +92,25 @@ EOF
 	run -0 "$RUNNER" -q --no-report -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/specs/rel.yaml"
 	[ "$(json "$BATS_TEST_TMPDIR"/out/latest/results/rel.json 'd["status"]')" = ok ]
 }
+
+@test "a spec file name that is not UTF-8, with ESC in it, is refused and shown escaped" {
+	mkdir -p "$BATS_TEST_TMPDIR/specs"
+	printf 'title: t\nprobe: null\nrepetitions: 3\n' >"$BATS_TEST_TMPDIR/specs/bad$(printf '\377\033')[31mname.yaml"
+	run -2 "$RUNNER" check "$BATS_TEST_TMPDIR/specs"
+	echo "$output"
+	[[ "$output" == *'bad\xff\x1b[31mname.yaml: a spec'"'"'s path must be printable UTF-8'* ]]
+	[[ "$output" != *$'\033'* ]]
+	# and a run refuses it too, instead of dropping the experiment with exit 0
+	run -2 "$RUNNER" -q --no-report -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/specs"
+	[ ! -e "$BATS_TEST_TMPDIR/out/latest" ]
+}
+
+@test "a file stem that cannot name an experiment needs name:" {
+	mkdir -p "$BATS_TEST_TMPDIR/specs"
+	printf 'title: t\nprobe: null\nrepetitions: 3\n' >"$BATS_TEST_TMPDIR/specs/a b.yaml"
+	run -2 "$RUNNER" check "$BATS_TEST_TMPDIR/specs"
+	echo "$output"
+	[[ "$output" == *"a b.yaml: the file name 'a b' cannot name an experiment"* ]]
+	printf 'name: a_b\ntitle: t\nprobe: null\nrepetitions: 3\n' >"$BATS_TEST_TMPDIR/specs/a b.yaml"
+	run -0 "$RUNNER" check "$BATS_TEST_TMPDIR/specs"
+}

@@ -12,6 +12,7 @@
 #include "spec/spec_bind.h"
 #include "spec/spec_keys.h"
 #include "spec/spec_yaml.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +112,21 @@ static int parse_all(const char *path, const char *text, size_t len, char *const
 	root = yaml_document_get_root_node(&c.doc);	/* grafting may move nodes */
 	if (spec_keys_parse(&c, s, root) < 0)
 		goto out;
-	if ((!s->name && !(s->name = file_stem(path))) ||
+	if (!s->name) {
+		/* the experiment is named after the file: its stem must be a
+		   name as `name:` would accept (results/NAME.json, the report) */
+		if (!(s->name = file_stem(path))) {
+			oom(&c);
+			goto out;
+		}
+		if (!spec_keys_is_name(s->name)) {
+			snprintf(c.err, c.errlen,
+				 "%s: the file name '%s' cannot name an experiment: rename the file to "
+				 "letters, digits, '_' or '-', or give the spec a `name:`", path, s->name);
+			goto out;
+		}
+	}
+	if (
 	    (!s->title && !(s->title = strdup(s->name))) ||
 	    (!s->group && !(s->group = strdup(SPEC_DEFAULT_GROUP))) ||
 	    (!s->description && !(s->description = strdup("")))) {
@@ -147,6 +162,15 @@ int spec_load(const char *path, struct spec *out, char *err, size_t errlen)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (!text_printable_utf8(path)) {
+		char shown[1024];
+
+		text_escape(path, shown, sizeof shown);
+		snprintf(err, errlen, "%s: a spec's path must be printable UTF-8 (rename the file)", shown);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
 	if (S_ISDIR(st.st_mode)) {

@@ -31,6 +31,13 @@ static int oom(struct spec_yaml_ctx *c)
 	return spec_yaml_fail(c, nopos, "out of memory");
 }
 
+static int is_word(const char *s);
+
+int spec_keys_is_name(const char *s)
+{
+	return is_word(s);
+}
+
 static int is_word(const char *s)
 {
 	if (!*s)

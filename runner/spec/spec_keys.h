@@ -16,4 +16,8 @@ void spec_keys_defaults(struct spec *s);
    defaults that depend on other keys are left to the caller. */
 int spec_keys_parse(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *root);
 
+/* 1 when s may name an experiment: letters, digits, '_' or '-' (what `name:`
+   accepts; a name becomes results/NAME.json and a LaTeX label). */
+int spec_keys_is_name(const char *s);
+
 #endif
