@@ -112,6 +112,23 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	[ "$(sha256sum "$OUT/same/manifest.json")" = "$before" ]
 }
 
+@test "two runners given the same --run-id at once: exactly one gets the folder" {
+	# the folder is claimed by mkdir; a check-then-create let both in (2 of 12 tries)
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		rm -rf "$OUT"
+		"$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml \
+			>/dev/null 2>"$BATS_TEST_TMPDIR/a" & pa=$!
+		"$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml \
+			>/dev/null 2>"$BATS_TEST_TMPDIR/b" & pb=$!
+		ra=0; rb=0
+		wait $pa || ra=$?
+		wait $pb || rb=$?
+		echo "try $i: exits $ra $rb"
+		[ $((ra + rb)) -eq 2 ] && [ "$ra" -eq 0 -o "$rb" -eq 0 ]
+		cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" | grep -q "run folder already exists"
+	done
+}
+
 @test "--set overrides a spec key and is recorded" {
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id s --set null.repetitions=4 --set null.warmup=0 \
 		tests/fixtures/specs/cli/null.yaml

@@ -520,9 +520,18 @@ static int make_folder(struct run *r)
 	char sub[4200], err[4600];
 
 	snprintf(r->dir, sizeof r->dir, "%s/%s", r->o->out_dir, r->run_id);
-	if (access(r->dir, F_OK) == 0) {
-		fprintf(stderr, "runner: %s: run folder already exists\n", r->dir);
-		return EXIT_USAGE;
+	if (results_mkdirs(r->o->out_dir, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_INTERNAL;
+	}
+	/* mkdir claims the folder atomically: of two runners given the same
+	   --run-id, exactly one gets it (a test-then-create let both in) */
+	if (mkdir(r->dir, 0755) < 0) {
+		int e = errno;
+
+		fprintf(stderr, "runner: %s: %s\n", r->dir,
+			e == EEXIST ? "run folder already exists" : strerror(e));
+		return e == EEXIST ? EXIT_USAGE : EXIT_INTERNAL;
 	}
 	snprintf(sub, sizeof sub, "%s/results", r->dir);
 	if (results_mkdirs(sub, err, sizeof err) < 0) {
@@ -530,13 +539,18 @@ static int make_folder(struct run *r)
 		return EXIT_INTERNAL;
 	}
 	snprintf(sub, sizeof sub, "%s/specs", r->dir);
-	results_mkdirs(sub, err, sizeof err);
+	if (results_mkdirs(sub, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_INTERNAL;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct spec *s = &r->e[i].spec;
 		char p[4400];
 		snprintf(p, sizeof p, "%s/specs/%s.yaml", r->dir, s->name);
-		if (results_write_file(p, s->text, strlen(s->text), err, sizeof err) < 0)
+		if (results_write_file(p, s->text, strlen(s->text), err, sizeof err) < 0) {
 			fprintf(stderr, "runner: %s\n", err);
+			return EXIT_INTERNAL;
+		}
 	}
 	return EXIT_OK;
 }
