@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/point_cgroup.h"
 #include "exec/loader.h"
 #include "machine/machine.h"
 #include "plan/plan.h"
@@ -719,13 +720,47 @@ static void run_rounds(struct run *r)
 		finish_experiment(r, k);
 }
 
+static int stale_quiet;
+static json_t *stale_list;
+
+static void say_stale(const char *line)
+{
+	if (!stale_quiet)
+		fprintf(stderr, "runner: %s\n", line);
+	json_array_append_new(stale_list, json_string(line));
+}
+
 /* Every experiment in order, until done or interrupted. */
 static void run_all(struct run *r)
 {
 	const char *tmp = getenv("TMPDIR");
-	snprintf(r->scratch, sizeof r->scratch, "%s/sysmeter.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(r->scratch))
-		snprintf(r->scratch, sizeof r->scratch, "%s", r->dir);
+
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	/* what a runner killed by SIGKILL left: its points' processes, its
+	   scratch folder */
+	stale_quiet = r->o->quiet;
+	stale_list = json_array();
+	point_cgroup_clean_stale(tmp, say_stale);
+	if (json_array_size(stale_list))
+		json_object_set(r->manifest, "cleaned_up", stale_list);
+	json_decref(stale_list);
+	stale_list = NULL;
+	const char *why = point_cgroup_unavailable();
+	json_object_set_new(r->manifest, "point_cgroup",
+			    why ? json_pack("{s:b,s:s}", "available", 0, "why_not", why)
+				: json_pack("{s:b}", "available", 1));
+	if (why && r->o->verbose)
+		fprintf(stderr, "runner: no cgroup per point (%s): a process a probe starts in "
+			"another session is not guaranteed to die with its point\n", why);
+
+	snprintf(r->scratch, sizeof r->scratch, "%s/sysmeter.XXXXXX", tmp);
+	if (!mkdtemp(r->scratch)) {
+		/* never the run folder itself: the scratch is removed at the end */
+		snprintf(r->scratch, sizeof r->scratch, "%s/scratch", r->dir);
+		mkdir(r->scratch, 0700);
+	} else {
+		point_cgroup_mark_owner(r->scratch);
+	}
 
 	r->pg = (struct progress){.o = r->o, .tty = isatty(2), .t0 = now_s()};
 	for (size_t i = 0; i < r->n; i++)

@@ -21,6 +21,7 @@
  * that group, and removes the scratch directory if the child could not.
  */
 #include "exec/exec.h"
+#include "exec/point_cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -656,10 +657,10 @@ static void *child_config(struct child *c, const struct loaded_probe *lp,
 
 static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
-		       pid_t parent) __attribute__((noreturn));
+		       pid_t parent, const struct point_cgroup *cg) __attribute__((noreturn));
 static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
-		       pid_t parent)
+		       pid_t parent, const struct point_cgroup *cg)
 {
 	struct child c = { .ctx = ctx, .s = s, .p = lp->p, .fd = fd, .end_cpu = -1 };
 	struct loaded_probe code;
@@ -671,6 +672,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	int rc, pinned;
 
 	setpgid(0, 0);
+	point_cgroup_enter(cg);	/* before the probe can start anything */
 	child_sanitise(parent);
 	pinned = child_place(&c);
 	/* The runner read only metadata (in another child); the hooks are here. */
@@ -918,10 +920,11 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	       struct point_result *out)
 {
 	struct parent pa = { .ctx = ctx, .out = out };
+	struct point_cgroup cg;
 	unsigned char buf[16 * sizeof(struct msg)];
 	size_t have = 0;
 	sigset_t block, old;
-	int pfd[2], pidfd, eof = 0, exited = 0, subreaper = 0, rc = 0, st;
+	int pfd[2], pidfd, eof = 0, exited = 0, subreaper = 0, rc = 0, st, strays;
 	enum point_status killed = PT_OK;
 	double t0 = now_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
 	pid_t pid, self = getpid();
@@ -948,6 +951,7 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
 	if (!subreaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	point_cgroup_make(&cg);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -957,7 +961,7 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		child_main(ctx, s, lp, pt, pfd[1], self);
+		child_main(ctx, s, lp, pt, pfd[1], self, &cg);
 	}
 	close(pfd[1]);
 	if (pid < 0) {
@@ -1035,6 +1039,8 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	if (!eof)
 		parent_drain(&pa, pfd[0], buf, &have);	/* what came before the end */
 	st = parent_reap(pid);
+	/* what left the process group (setsid) is still in the cgroup */
+	strays = point_cgroup_kill(&cg);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!subreaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
@@ -1070,6 +1076,17 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 		snprintf(out->reason, sizeof out->reason,
 			 "probe exited with status %d before finishing",
 			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	if (strays != 0 && !out->sanity_failed) {
+		/* the point is measured, but its probe leaks processes */
+		out->sanity_failed = 1;
+		if (strays > 0)
+			snprintf(out->sanity_msg, sizeof out->sanity_msg,
+				 "left %d process%s running after the point (killed with its cgroup)",
+				 strays, strays == 1 ? "" : "es");
+		else
+			snprintf(out->sanity_msg, sizeof out->sanity_msg,
+				 "left processes that outlived SIGKILL for 2 s (cgroup %s kept)", cg.path);
 	}
 	out->elapsed_s = now_s() - t0;
 	return rc;
