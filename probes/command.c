@@ -7,7 +7,7 @@
  *         default to 1: a sample is one run).
  * Unit:   ms of wall time per run (shell: true subtracts the shell's own
  *         start-up, reported as shell_ms).
- * Method: CLOCK_MONOTONIC around fork and wait4(); user/system time, faults
+ * Method: CLOCK_MONOTONIC around vfork and wait4(); user/system time, faults
  *         and context switches from wait4()'s rusage of that child (which
  *         includes the descendants it waited for, as `time` does); peak
  *         memory from a memory cgroup made for the run (v1

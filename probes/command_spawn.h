@@ -1,6 +1,6 @@
 /*
  * command_spawn.h - run one program for the command probe and account for
- * everything it started: a monotonic clock around fork and wait4(), the
+ * everything it started: a monotonic clock around vfork and wait4(), the
  * rusage of that child alone, the peak memory of a memory cgroup made for
  * the run, and, when it is over, every process it left behind killed and
  * reaped.  Included by command.c only (static functions).
@@ -288,6 +288,43 @@ struct cs_stdio {
 };
 
 /*
+ * vfork, as posix_spawn does: no copy of our page tables, so what a spawn
+ * costs does not grow with the size of the probe's process (the runner, a
+ * sanitizer's shadow).  The child only makes system calls until execvp or
+ * _exit, touching nothing of ours but its own locals; an exec failure's
+ * errno goes to the parent through epw (close-on-exec).  A function of its
+ * own, so that no variable of the caller lives across the vfork.
+ */
+static pid_t __attribute__((noinline)) cs_vfork_exec(const char *const *argv,
+						     const struct cs_stdio *io, int cgfd, int epw)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		sigset_t none;
+		int ce = 0;
+
+		setpgid(0, 0);
+		/* "0": the writer itself, in v1 and v2; before exec, so that
+		   every page the program touches is charged to its cgroup */
+		if (cgfd >= 0 && write(cgfd, "0", 1) != 1)
+			ce = errno;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (!ce && (dup2(io->in, 0) < 0 || dup2(io->out, 1) < 0 || dup2(io->err, 2) < 0))
+			ce = errno;
+		if (!ce) {
+			execvp(argv[0], (char *const *)argv);
+			ce = errno;
+		}
+		if (write(epw, &ce, sizeof ce) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
  * Run argv (execvp: no shell) with stdio, in a memory cgroup when cg has
  * one (run_tag names it), killed after timeout seconds (0: never).  Fills
  * *r.  0 when the program ran (whatever its exit status), -1 with a
@@ -320,29 +357,9 @@ static int cs_spawn(const char *const *argv, const struct cs_stdio *io, const st
 		goto fail_cg;
 	}
 	t0 = cs_now();
-	pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-
-		setpgid(0, 0);
-		/* "0": the writer itself, in v1 and v2; before exec, so that
-		   every page the program touches is charged to its cgroup */
-		if (cgfd >= 0 && write(cgfd, "0", 1) != 1)
-			e = errno;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (!e && (dup2(io->in, 0) < 0 || dup2(io->out, 1) < 0 || dup2(io->err, 2) < 0))
-			e = errno;
-		if (!e) {
-			execvp(argv[0], (char *const *)argv);
-			e = errno;
-		}
-		if (write(ep[1], &e, sizeof e) < 0)
-			_exit(126);
-		_exit(127);
-	}
+	pid = cs_vfork_exec(argv, io, cgfd, ep[1]);
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		snprintf(err, errlen, "vfork: %s", strerror(errno));
 		close(ep[0]);
 		close(ep[1]);
 		goto fail_cg;
