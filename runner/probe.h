@@ -40,7 +40,8 @@
  * recorded as skipped with the message as the reason, never as a number.
  *
  * Compatibility: this struct only ever grows at the end; any change to an
- * existing field bumps PROBE_ABI_VERSION.
+ * existing field bumps PROBE_ABI_VERSION.  ABI 4: PROBE_MAX_EXTRA 8 -> 12
+ * (struct probe_sample grew) and probe_host.command appended.
  */
 #ifndef SYSMETER_PROBE_H
 #define SYSMETER_PROBE_H
@@ -50,7 +51,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PROBE_ABI_VERSION 3
+#define PROBE_ABI_VERSION 4
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
@@ -61,8 +62,9 @@
 /* setup() returns this (with a reason in err) when the probe cannot run here. */
 #define PROBE_SKIP 1
 
-/* Most secondary values a probe may declare (struct probe_metric). */
-#define PROBE_MAX_EXTRA 8
+/* Most secondary values a probe may declare (struct probe_metric); 12 since
+   ABI 4 (the command probe's wall, CPU, memory, fault and switch counts). */
+#define PROBE_MAX_EXTRA 12
 
 /* Parameter types, and the C type of the config field each one fills. */
 enum probe_param_type {
@@ -136,6 +138,29 @@ struct probe_sample {
    it is recorded with its note but never used in an estimate. */
 #define PROBE_SAMPLE_INVALID 0x1u
 
+/*
+ * A program to run, as the runner hands it to a probe (ABI 4): the spec's
+ * `command:` key, checked, with every {param} placeholder replaced by this
+ * point's value.  Every argv is NULL-terminated and was never near a shell:
+ * a probe runs it with execvp().  With `shell`, argv is {"/bin/sh", "-c",
+ * SCRIPT, NULL} (the placeholders' values single-quoted in SCRIPT).
+ */
+struct probe_command {
+	const char *const *argv;	/* what is measured */
+	int shell;			/* argv runs a shell script: its start-up is
+					   measured and subtracted */
+	const char *const *setup;	/* once per point (round), before the first run; */
+	const char *const *cleanup;	/* once after the last; */
+	const char *const *prepare;	/* before every run, untimed; */
+	const char *const *conclude;	/* after every run, untimed; each NULL = none */
+	const int *ok_exit; size_t n_ok_exit;	/* exit statuses that are a success */
+	const char *stdin_path;		/* the program's stdin; NULL = /dev/null */
+	/* Where kept output goes: PREFIX + "run-<k>.stdout" / ".stderr" (the
+	   directories may not exist yet); NULL = output to /dev/null. */
+	const char *output_prefix;
+	double timeout;			/* per run, seconds; 0 = none */
+};
+
 enum probe_log_level { PROBE_LOG_DEBUG = 0, PROBE_LOG_INFO, PROBE_LOG_WARN };
 
 /* Services the runner offers a probe; probes never link back into the runner. */
@@ -178,6 +203,9 @@ struct probe_host {
 	   for a probe that offers same- and cross-CPU placement; -1 when not
 	   known (a server elsewhere, or none). */
 	int nfs_cpu;
+	/* (ABI 4) The spec's `command:` with this point's parameters
+	   substituted, for the command probe; NULL for every other probe. */
+	const struct probe_command *command;
 };
 
 struct probe {

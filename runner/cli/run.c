@@ -598,6 +598,7 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 		.interrupted = &interrupted, .on_sample = on_sample, .arg = &r->pg,
 		.round = round, .rounds = x->planned,
 		.iterations = round && x->n_rounds[pi] ? x->rounds[pi][0].iterations : 0,
+		.run_dir = r->dir,
 	};
 
 	r->pg.point = pi;

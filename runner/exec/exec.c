@@ -21,6 +21,7 @@
  * that group, and removes the scratch directory if the child could not.
  */
 #include "exec/exec.h"
+#include "exec/exec_command.h"
 #include "exec/point_cgroup.h"
 
 #include <errno.h>
@@ -655,6 +656,30 @@ static void *child_config(struct child *c, const struct loaded_probe *lp,
 	return cfg;
 }
 
+/* The spec's `command:` with this point's values (the command probe's
+   probe_host.command); kept output goes to
+   RUN/output/EXPERIMENT/point-P-round-R-run-K.{stdout,stderr}. */
+static const struct probe_command *child_command(struct child *c, const struct exec_ctx *ctx,
+						 const struct spec *s,
+						 const struct loaded_probe *lp,
+						 const struct plan_point *pt, const char *probe_dir)
+{
+	struct exec_command_in in = { .s = s, .lp = lp, .pt = pt };
+	const struct probe_command *cmd;
+	char err[ERRLEN], bin[PATH_MAX], prefix[PATH_MAX];
+
+	snprintf(bin, sizeof bin, "%s/bin", probe_dir ? probe_dir : ".");
+	in.bin_dir = bin;
+	if (ctx->run_dir) {
+		snprintf(prefix, sizeof prefix, "%s/output/%s/point-%zu-round-%d-", ctx->run_dir,
+			 s->name, pt ? pt->index : 0, ctx->round);
+		in.output_prefix = prefix;
+	}
+	if (!(cmd = exec_command_build(&in, err, sizeof err)))
+		child_fail(c, "runner", -EINVAL, err);
+	return cmd;	/* the child's until it exits */
+}
+
 static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 		       const struct loaded_probe *lp, const struct plan_point *pt, int fd,
 		       pid_t parent, const struct point_cgroup *cg) __attribute__((noreturn));
@@ -721,6 +746,8 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.nfs_label = ctx->nfs_label;
 	host.nfs_error = ctx->nfs_error;
 	host.nfs_cpu = ctx->nfs_url ? ctx->nfs_cpu : -1;
+	if (s->command.present)
+		host.command = child_command(&c, ctx, s, &code, pt, host.probe_dir);
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

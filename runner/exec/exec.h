@@ -71,6 +71,9 @@ struct exec_ctx {
 	   may be NULL. */
 	void (*on_sample)(void *arg, const struct point_result *sofar);
 	void *arg;
+	/* The run folder (out/<id>), where a command's kept output goes
+	   (output/<experiment>/); NULL: nothing is kept. */
+	const char *run_dir;
 };
 
 /* The rounds a point of s runs: the spec's `rounds`, at most one per

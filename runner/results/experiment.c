@@ -10,6 +10,36 @@
 #include "results/results.h"
 #include "spec/spec.h"
 
+static json_t *argv_json(const struct spec_argv *a)
+{
+	json_t *j;
+
+	if (!a->n)
+		return json_null();
+	j = json_array();
+	for (size_t i = 0; i < a->n; i++)
+		json_array_append_new(j, json_string(a->arg[i]));
+	return j;
+}
+
+/* `command:` as written ({param} placeholders kept: each point's values
+   are in its params). */
+static json_t *command_json(const struct spec_command *c)
+{
+	json_t *ok = json_array();
+
+	if (!c->present)
+		return (json_decref(ok), json_null());
+	for (size_t i = 0; i < c->n_ok_exit; i++)
+		json_array_append_new(ok, json_integer(c->ok_exit[i]));
+	return json_pack("{s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}", "argv", argv_json(&c->argv),
+			 "shell", c->shell, "setup", argv_json(&c->setup), "cleanup",
+			 argv_json(&c->cleanup), "prepare", argv_json(&c->prepare), "conclude",
+			 argv_json(&c->conclude), "ok_exit", ok, "stdin",
+			 c->stdin_path ? json_string(c->stdin_path) : json_null(), "keep_output",
+			 c->keep_output, "timeout_s", c->timeout > 0 ? json_real(c->timeout) : json_null());
+}
+
 /* The spec as resolved (defaults filled, --set and quick: applied). */
 static json_t *resolved_spec(const struct spec *s)
 {
@@ -90,6 +120,7 @@ static json_t *resolved_spec(const struct spec *s)
 	json_object_set_new(j, "beside", s->beside ? json_pack("{s:s,s:o,s:o}", "experiment",
 		s->beside, "rtt", s->beside_rtt ? json_string(s->beside_rtt) : json_null(),
 		"rtt_where", bw) : (json_decref(bw), json_null()));
+	json_object_set_new(j, "command", command_json(&s->command));
 	return j;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "spec/spec.h"
 #include "spec/spec_bind.h"
+#include "spec/spec_command.h"
 #include "spec/spec_keys.h"
 #include "spec/spec_yaml.h"
 #include "lib/text.h"
@@ -317,5 +318,6 @@ void spec_free(struct spec *s)
 	free_strs(s->overrides, s->n_overrides);
 	free_strs(s->quick, s->n_quick);
 	free(s->quick_pos);
+	spec_command_free(&s->command);
 	memset(s, 0, sizeof(*s));
 }

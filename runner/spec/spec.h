@@ -91,6 +91,35 @@ struct spec_chart {
 	struct spec_pos x_pos, series_pos;
 };
 
+/* One argv of `command:` as written: {param} placeholders not yet replaced. */
+struct spec_argv {
+	char **arg; struct spec_pos *pos; size_t n;	/* n == 0: not given */
+};
+
+/*
+ * `command:` - the program the command probe runs (spec_command.c):
+ * argv (a list, or with shell: true one script text), hooks, the exit
+ * statuses that count as success, stdin, kept output, a per-run timeout.
+ * Placeholders {name} name the probe's parameters (checked by spec_bind)
+ * or {bin}; {{ and }} are literal braces.
+ */
+struct spec_command {
+	int present;
+	struct spec_pos pos;		/* of the `command` key */
+	struct spec_argv argv;
+	int shell;
+	struct spec_argv setup, cleanup, prepare, conclude;
+	int *ok_exit; size_t n_ok_exit;	/* default: {0} */
+	char *stdin_path; struct spec_pos stdin_pos;	/* NULL: /dev/null */
+	int keep_output;
+	double timeout;			/* per run, seconds; 0: none */
+};
+
+/* The probe that takes `command:`, and the placeholder every command has:
+   the directory of that probe's helper programs (probe_dir/bin). */
+#define SPEC_COMMAND_PROBE "command"
+#define SPEC_COMMAND_BIN "bin"
+
 struct spec {
 	char *file;			/* path as given */
 	char *text;			/* whole file, for the manifest */
@@ -138,6 +167,7 @@ struct spec {
 	   to: 64MiB, factor: 2}") that the runner applies under --quick, before
 	   the command line's --set; quick_pos is each key's position. */
 	char **quick; struct spec_pos *quick_pos; size_t n_quick;
+	struct spec_command command;	/* `command:` (the command probe) */
 };
 
 /* Defaults (design §3). */

@@ -5,6 +5,7 @@
  * zip-length check; `where:`, predictions, references and chart axes.
  */
 #include "spec/spec_bind.h"
+#include "spec/spec_command.h"
 #include "spec/spec_yaml.h"
 #include "lib/suggest.h"
 #include "lib/units.h"
@@ -314,6 +315,33 @@ static int from_override(struct spec_pos pos)
 	return pos.line == 0 && pos.col > 0;
 }
 
+/* `command:` belongs to the command probe, which needs one; its
+   placeholders name that probe's parameters (or {bin}). */
+static int bind_command(struct bctx *b)
+{
+	const struct spec_command *cmd = &b->s->command;
+	int is_command = strcmp(b->p->name, SPEC_COMMAND_PROBE) == 0;
+	struct spec_pos at;
+	char bad[64];
+
+	if (cmd->present && !is_command)
+		return bfail(b, cmd->pos, "command: only the '%s' probe runs a command (this spec's probe is '%s')",
+			     SPEC_COMMAND_PROBE, b->p->name);
+	if (!cmd->present && is_command)
+		return bfail(b, b->s->probe_pos, "probe '%s' needs a 'command:' key (the program to run, as a list like [sleep, \"0.05\"])",
+			     SPEC_COMMAND_PROBE);
+	if (!cmd->present || spec_command_check(cmd, b->names, b->n, &at, bad, sizeof bad) == 0)
+		return 0;
+	if (!bad[0])
+		return bfail(b, nopos, "out of memory");
+	const char *sug = suggest_word(bad, b->names, b->n);
+	if (sug)
+		return bfail(b, at, "command: placeholder '{%s}' names no parameter of probe '%s' (did you mean '{%s}'?; write {{ and }} for literal braces)",
+			     bad, b->p->name, sug);
+	return bfail(b, at, "command: placeholder '{%s}' names no parameter of probe '%s' (write {{ and }} for literal braces)",
+		     bad, b->p->name);
+}
+
 static int bind_rest(struct bctx *b)
 {
 	struct spec *s = b->s;
@@ -367,7 +395,7 @@ static int bind_rest(struct bctx *b)
 		return unknown_param(b, s->chart.x_pos, "chart.x", s->chart.x);
 	if (s->chart.series && param_index(b, s->chart.series) < 0)
 		return unknown_param(b, s->chart.series_pos, "chart.series", s->chart.series);
-	return 0;
+	return bind_command(b);
 }
 
 static int bind_axes(struct bctx *b)

@@ -9,6 +9,7 @@
  * or duplicate keys, the value for bad values.
  */
 #include "spec/spec_keys.h"
+#include "spec/spec_command.h"
 #include "lib/suggest.h"
 #include "lib/units.h"
 
@@ -1029,13 +1030,13 @@ static const char *const top_names[] = {
 	"name", "title", "group", "probe", "description", "params", "sweep", "repetitions",
 	"warmup", "iterations", "min_sample_time", "outliers", "estimate", "subtract", "cpu",
 	"priority", "timeout", "predict", "reference", "chart", "findings", "quick", "rounds",
-	"beside", "discussion",
+	"beside", "discussion", "command",
 };
 static const key_fn top_fns[] = {
 	h_name, h_title, h_group, h_probe, h_description, h_params, h_sweep, h_repetitions,
 	h_warmup, h_iterations, h_min_sample_time, h_outliers, h_estimate, h_subtract, h_cpu,
 	h_priority, h_timeout, h_predict, h_reference, h_chart, h_findings, h_quick, h_rounds,
-	h_beside, h_discussion,
+	h_beside, h_discussion, spec_command_key,
 };
 
 void spec_keys_defaults(struct spec *s)
