@@ -47,10 +47,22 @@ struct exp {
 };
 
 static volatile sig_atomic_t interrupted;
+/* A write into the run folder failed: the run stops at once (through
+   `interrupted`, which every loop and the point in progress watch), ends
+   with EXIT_INTERNAL, keeps what was written and leaves out/latest alone. */
+static int write_failed;
 
 static void on_signal(int sig)
 {
 	(void)sig;
+	interrupted = 1;
+}
+
+static void stop_on_write_error(const char *err)
+{
+	fprintf(stderr, "runner: cannot write %s: the run stops here; what was written before "
+		"is kept\n", err);
+	write_failed = 1;
 	interrupted = 1;
 }
 
@@ -329,9 +341,11 @@ static void on_sample(void *arg, const struct point_result *r)
 static int write_manifest(const char *dir, json_t *m)
 {
 	char path[4400], err[4600];
+	if (write_failed)
+		return -1;	/* stopped: the first failure was said */
 	snprintf(path, sizeof path, "%s/manifest.json", dir);
 	if (results_write_json(path, m, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: %s\n", err);
+		stop_on_write_error(err);
 		return -1;
 	}
 	return 0;
@@ -340,9 +354,11 @@ static int write_manifest(const char *dir, json_t *m)
 static int write_result(const char *dir, const struct exp *x)
 {
 	char path[4400], err[4600];
+	if (write_failed)
+		return -1;
 	snprintf(path, sizeof path, "%s/results/%s.json", dir, x->spec.name);
 	if (results_write_json(path, x->result, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: %s\n", err);
+		stop_on_write_error(err);
 		return -1;
 	}
 	return 0;
@@ -772,22 +788,16 @@ static void run_all(struct run *r)
 }
 
 /* The servers the probes talk to (--peer, --nfs), the run, and the
-   servers stopped and removed again.  Ctrl-C / SIGTERM from here on stop
-   the running point (exec kills its process group) or a server's start,
-   keep everything finished and still tear the servers down.  No
-   SA_RESTART: poll() must wake. */
+   servers stopped and removed again.  Ctrl-C / SIGTERM (caught from the
+   start of run_main) stop the running point (exec kills its process group)
+   or a server's start, keep everything finished and still tear the
+   servers down. */
 static void run_with_servers(struct run *r)
 {
 	const struct cli_opts *o = r->o;
-	struct sigaction sa, old_int, old_term;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	interrupted = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	serve_peer_up(&r->peer, o->peer, o->quiet);	/* failure: remote points skipped */
+	if (!interrupted)
+		serve_peer_up(&r->peer, o->peer, o->quiet);	/* failure: remote points skipped */
 	if (!interrupted)
 		r->nfs = serve_nfs_up(o->nfs, o->quiet, &interrupted);	/* failure: NFS points skip */
 	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->nfs),
@@ -798,8 +808,6 @@ static void run_with_servers(struct run *r)
 	serve_nfs_down(r->nfs);
 	r->nfs = NULL;
 	serve_peer_down(&r->peer);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 }
 
 /* results.csv, out/latest, the manifest's end, the report.  Returns the
@@ -808,29 +816,56 @@ static int finish(struct run *r)
 {
 	const struct cli_opts *o = r->o;
 	char err[4096];
-	int exit_code = interrupted ? EXIT_INTERRUPTED : r->any_failed ? EXIT_FAILED : EXIT_OK;
+	int exit_code;
 
-	if (results_write_csv(r->dir, r->all_results, err, sizeof err) < 0)
-		fprintf(stderr, "runner: %s\n", err);
-	if (results_link_latest(o->out_dir, r->run_id, err, sizeof err) < 0)
-		fprintf(stderr, "runner: %s\n", err);
-	results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete", exit_code);
-	write_manifest(r->dir, r->manifest);
-	if (interrupted)
+	if (!write_failed && results_write_csv(r->dir, r->all_results, err, sizeof err) < 0)
+		stop_on_write_error(err);
+	exit_code = write_failed ? EXIT_INTERNAL : interrupted ? EXIT_INTERRUPTED
+		  : r->any_failed ? EXIT_FAILED : EXIT_OK;
+	results_manifest_finish(r->manifest, write_failed ? "write_failed"
+				: interrupted ? "interrupted" : "complete", exit_code);
+	if (write_failed) {
+		/* one last try, so that a manifest that can be written says so */
+		char path[4400];
+
+		snprintf(path, sizeof path, "%s/manifest.json", r->dir);
+		results_write_json(path, r->manifest, err, sizeof err);
+	} else if (write_manifest(r->dir, r->manifest) < 0) {
+		exit_code = EXIT_INTERNAL;
+	}
+	if (interrupted && !write_failed)
 		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", r->dir);
 	if (!o->no_report && !interrupted) {
 		const char *tdir = o->templates ? o->templates : report_default_templates();
 		if (o->verbose)
 			fprintf(stderr, "runner: rendering the report from %s\n", tdir);
-		if (report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
-				  o->verbose, err, sizeof err) < 0) {
+		report_set_interrupt(&interrupted);
+		int rc = report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+				       o->verbose, err, sizeof err);
+		report_set_interrupt(NULL);
+		if (rc < 0) {
 			fprintf(stderr, "runner: report: %s\n", err);
-			if (!exit_code)
+			/* the manifest says what the exit code says */
+			if (interrupted)
+				exit_code = EXIT_INTERRUPTED;
+			else if (!exit_code)
 				exit_code = EXIT_FAILED;
+			json_object_set_new(r->manifest, "report_error", json_string(err));
+			results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete",
+						exit_code);
+			if (write_manifest(r->dir, r->manifest) < 0)
+				exit_code = EXIT_INTERNAL;
 		}
 	}
+	/* out/latest moves only to a run whose folder is whole */
+	if (exit_code != EXIT_INTERNAL &&
+	    results_link_latest(o->out_dir, r->run_id, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: cannot point out/latest at the run: %s\n", err);
+		exit_code = EXIT_INTERNAL;
+	}
 	printf("%s\n", r->dir);
-	fflush(stdout);
+	if (fflush(stdout) == EOF && exit_code == EXIT_OK)
+		exit_code = EXIT_INTERNAL;
 	return exit_code;
 }
 
@@ -860,15 +895,28 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	char **files = NULL, err[4096];
 	size_t nfiles = 0;
 	int rc;
+	struct sigaction sa, old_int, old_term;
+
+	/* caught from the start: a Ctrl-C at any moment ends the run the same
+	   way (before the folder exists: nothing written; after: a manifest
+	   that says interrupted).  No SA_RESTART: poll() must wake. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	write_failed = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 
 	if (plan_collect(paths, npaths, &files, &nfiles, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	rc = prepare(files, nfiles, o, &r.e, &r.n);
 	plan_files_free(files, nfiles);
 	if (rc)
-		return rc;
+		goto out;
 	if ((rc = order_exps(&r)) != EXIT_OK)
 		goto out;
 	if (o->check_only) {
@@ -883,12 +931,19 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	if (!o->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
 		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	make_run_id(&r);
+	if (interrupted) {
+		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
+		rc = EXIT_INTERRUPTED;
+		goto out;
+	}
 	if ((rc = make_folder(&r)) != EXIT_OK)
 		goto out;
 	start_manifest(&r);
 	run_with_servers(&r);
 	rc = finish(&r);
 out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	json_decref(r.all_results);
 	json_decref(r.manifest);
 	json_decref(r.machine);

@@ -10,6 +10,7 @@
 #ifndef SYSMETER_REPORT_H
 #define SYSMETER_REPORT_H
 
+#include <signal.h>
 #include <stddef.h>
 
 enum {
@@ -42,6 +43,12 @@ enum {
  */
 int report_render(const char *run_dir, const char *templates_dir, unsigned formats,
 		  int verbose, char *err, size_t errlen);
+
+/* A flag the caller's SIGINT/SIGTERM handler sets: a tool the report is
+   running (gnuplot, latexmk and the pdflatex it starts) is then killed at
+   once and report_render fails with "interrupted", instead of writing on
+   into the run folder after the runner is gone.  NULL: none. */
+void report_set_interrupt(volatile sig_atomic_t *flag);
 
 /* The templates beside the runner binary: ../templates from build/runner,
    ../share/sysmeter/templates from an installed PREFIX/bin/runner. */

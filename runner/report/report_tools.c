@@ -3,6 +3,7 @@
  * (report_tools.h).
  */
 #include "report/report_tools.h"
+#include "report/report.h"
 #include "lib/strf.h"
 
 #include <dirent.h>
@@ -93,6 +94,13 @@ static void say_command(struct report_tools *t, char *const argv[], char *msg)
 	}
 }
 
+static volatile sig_atomic_t *interrupt_flag;
+
+void report_set_interrupt(volatile sig_atomic_t *flag)
+{
+	interrupt_flag = flag;
+}
+
 /*
  * Run argv in the run folder with its output appended to report.log, for
  * at most timeout_s.  The child leads its own process group so that a
@@ -137,6 +145,16 @@ static int run_tool(struct report_tools *t, char *const argv[], double timeout_s
 			break;
 		if (w < 0 && errno != EINTR) {
 			strf(msg, msglen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+		/* the tool leads its own group: Ctrl-C reaches only the runner,
+		   which must end the tool itself */
+		if (interrupt_flag && *interrupt_flag) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			strf(msg, msglen, "interrupted while %s ran", argv[0]);
 			return -1;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
