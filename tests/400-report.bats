@@ -223,13 +223,28 @@ setup_file() {
 	[ "$status" -eq 0 ] || { echo "$output"; cat "$R/report.log"; false; }
 	run ls -A "$T"
 	[ -z "$output" ] || { echo "created: $output"; false; }
-	# the charts were drawn (the scripts parsed), with the quote doubled
+	# the charts were drawn (the scripts parsed), each quote closing the
+	# string and coming back as "'"
 	[ -s "$R/charts/syscall.png" ]
 	[ -s "$R/charts/ram_access.png" ]
 	[ -s "$R/charts/timer_overhead.png" ]
-	grep -qF "set title 'a''touch $T/bq''b''; system(\"touch $T/sys\");" "$R/charts/syscall.gp"
+	q="'.\"'\".'"
+	grep -qF "set title 'a${q}touch $T/bq${q}b${q}; system(\"touch $T/sys\");" "$R/charts/syscall.gp"
 	! grep -q '`' "$R/charts/syscall.gp" "$R/charts/ram_access.gp" "$R/charts/timer_overhead.gp" || false
 	! grep -qi '^ *set macros' "$R/charts/"*.gp || false
+}
+
+@test "report: a title, label or series value that starts with a quote or backquote still draws" {
+	have gnuplot || skip "gnuplot not installed"
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	replace_in "$R/results/syscall.json" '"chart": null' \
+		"\"chart\": {\"x\": null, \"y\": null, \"series\": null, \"logx\": null, \"logy\": null, \"xlabel\": \"'x\", \"ylabel\": \"\`y\", \"title\": \"'quoted start\", \"kind\": null}"
+	replace_in "$R/results/ram_access.json" '"stride": "64"' "\"stride\": \"'64\""
+	run "$RUNNER" report "$R" --format md
+	[ "$status" -eq 0 ] || { echo "$output"; cat "$R/report.log"; false; }
+	[ -s "$R/charts/syscall.png" ]
+	[ -s "$R/charts/ram_access.png" ]
 }
 
 @test "report --format md: only the Markdown report and its PNG charts" {

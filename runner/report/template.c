@@ -218,17 +218,22 @@ static void escape_md(FILE *f, const char *s)
 }
 
 /* Inside a gnuplot single-quoted string nothing is substituted, and the
-   only special character is the quote itself (doubled).  Backquotes become
-   quotes anyway, so that a template putting a value in double quotes by
-   mistake still cannot run a command; newlines would end the command, and
-   a backslash at the end of a line (in a comment) would continue it. */
+   only special character is the quote itself.  Doubling it works only
+   inside a string: gnuplot's tokenizer reads a value that starts with a
+   doubled quote as an empty string followed by junk.  So a quote closes
+   the string and is concatenated back as a string expression, '."'".',
+   which every place a template puts a value accepts (set title, xlabel,
+   ylabel, key title, xtics labels, plot titles).  Backquotes become quotes
+   too, so that a template putting a value in double quotes by mistake
+   still cannot run a command; newlines would end the command, and a
+   backslash at the end of a line (in a comment) would continue it. */
 static void escape_gp(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '\'' || c == '`')
-			fputs("''", f);
+			fputs("'.\"'\".'", f);
 		else if (c < 0x20 || c == 0x7f)
 			fputc(' ', f);
 		else if (c == '\\' && s[1] == '\0')

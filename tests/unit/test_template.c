@@ -64,7 +64,9 @@ static const struct render_case cases[] = {
 	 "\\textbackslash{} \\{ \\} \\$ \\& \\# \\textasciicircum{} \\_ \\% \\textasciitilde{} "
 	 "\\textless{} \\textgreater{} \\textbar{}", NULL},
 	{"md escaping", "{{md}}", TEMPLATE_MD, "a\\|b \\*c\\* \\_d\\_ \\`e\\` \\[f\\] \\<g\\>", NULL},
-	{"gp escaping", "'{{gp}}'", TEMPLATE_GP, "'it''s ''touch /tmp/x''  system(\"y\")'", NULL},
+	/* a quote (or backquote) closes the string and comes back as "'" */
+	{"gp escaping", "'{{gp}}'", TEMPLATE_GP,
+	 "'it'.\"'\".'s '.\"'\".'touch /tmp/x'.\"'\".'  system(\"y\")'", NULL},
 	{"none is verbatim", "{{md}}", TEMPLATE_NONE, "a|b *c* _d_ `e` [f] <g>", NULL},
 
 	/* errors: template:line: what */
