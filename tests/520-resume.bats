@@ -148,7 +148,7 @@ PY
 	pid=$!
 	wait_until 60 test -e "$HOLD.reached"
 	# still running: refused, nothing touched
-	run "$RUNNER" resume --no-report "$OUT/a"
+	run timeout 30 "$RUNNER" resume --no-report "$OUT/a"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"still writing"* ]]
 	kill -KILL "$pid"
