@@ -9,8 +9,10 @@
 #include "cli/cli.h"
 #include "cli/compare.h"
 #include "cli/info.h"
+#include "cli/merge.h"
 #include "cli/nfs_serve.h"
 #include "cli/rerun.h"
+#include "cli/resume.h"
 #include "cli/run.h"
 #include "lib/version.h"
 #include "report/report.h"
@@ -182,6 +184,26 @@ static int cmd_rerun(char **ops, size_t nops, struct cli_opts *o)
 	return rerun_main(ops[0], o->force, o);
 }
 
+static int cmd_resume(char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops != 1) {
+		fprintf(stderr, "runner: resume: expected one run folder\n");
+		return EXIT_USAGE;
+	}
+	if (check_nfs(o))
+		return EXIT_USAGE;
+	return resume_main(ops[0], o->force, o);
+}
+
+static int cmd_merge(char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops < 2) {
+		fprintf(stderr, "runner: merge: expected two or more run folders\n");
+		return EXIT_USAGE;
+	}
+	return merge_main(ops, nops, o);
+}
+
 static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 {
 	struct compare_args a = { o->threshold, o->fail_on, o->json_out };
@@ -201,6 +223,10 @@ const struct cli_command cli_commands[] = {
 	{"report", cmd_report, "RUN [--format md,tex,pdf] [--templates DIR]",
 	 "render a run's report again from its JSON"},
 	{"rerun", cmd_rerun, "RUN [--force]", "run a saved run again, exactly"},
+	{"resume", cmd_resume, "RUN [--force]",
+	 "finish an interrupted run in its folder: the missing points, same seed"},
+	{"merge", cmd_merge, "RUN RUN... [--run-id ID]",
+	 "one report from several runs: each experiment's newest result"},
 	{"compare", cmd_compare,
 	 "RUN_A RUN_B [--threshold PCT] [--fail-on regression|change] [--json FILE]",
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},

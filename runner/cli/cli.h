@@ -15,6 +15,8 @@
 
 #include "lib/exitcode.h"
 
+struct cli_resume;
+
 struct cli_opts {
 	const char *out_dir;		/* default "out" */
 	const char *run_id;		/* NULL = UTC time + hash */
@@ -35,6 +37,7 @@ struct cli_opts {
 	const char *json_out;		/* compare --json FILE ("-": stdout) */
 	int argc; char **argv;		/* recorded in the manifest */
 	json_t *origin;			/* rerun: {run, run_id, changes}; borrowed */
+	struct cli_resume *resume;	/* resume: the run being continued (resume.h); NULL */
 };
 
 struct cli_command {

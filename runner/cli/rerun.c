@@ -15,7 +15,7 @@
 #include "results/results.h"
 
 /* Machine fields whose change makes numbers incomparable. */
-static void machine_changes(const json_t *old, const json_t *now, json_t *changes)
+void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes)
 {
 	static const char *keys[] = {"hostname", "cpu_model", "cpus_online", "memory_bytes",
 				     "kernel", "governor", "thp", "aslr", "virtualization"};
@@ -99,6 +99,46 @@ static int probe_changes(const char *run_dir, json_t *exps, char **files, json_t
 	return refused;
 }
 
+int rerun_check(const char *run_dir, json_t *m, char **files, json_t *changes)
+{
+	json_t *exps = json_object_get(m, "experiments");
+
+	/* Probe binaries: the same files, the same sha256, or refuse. */
+	add_recorded_dirs(exps);
+	int refused = probe_changes(run_dir, exps, files, changes);
+	double hz = machine_calibrate_tsc();
+	json_t *now = machine_describe(hz);
+	rerun_machine_changes(json_object_get(m, "machine"), now, changes);
+	json_decref(now);
+	return refused;
+}
+
+int rerun_replay(const json_t *m, struct cli_opts *o)
+{
+	json_t *opts = json_object_get(m, "options"), *sets = json_object_get(opts, "set"), *x;
+	size_t i;
+
+	o->sets = calloc(json_array_size(sets) + 1, sizeof *o->sets);
+	if (!o->sets)
+		return -1;
+	o->n_sets = 0;
+	json_array_foreach(sets, i, x)
+		o->sets[o->n_sets++] = (char *)json_string_value(x);
+	/* The saved specs are exactly the experiments that ran: no filter. */
+	o->filters = NULL;
+	o->n_filters = 0;
+	o->quick = json_is_true(json_object_get(opts, "quick"));
+	const char *seedtxt = json_string_value(json_object_get(m, "seed_text"));
+	o->has_seed = 1;
+	o->seed = seedtxt ? strtoull(seedtxt, NULL, 10)
+			  : (uint64_t)json_integer_value(json_object_get(m, "seed"));
+	if (!o->peer)
+		o->peer = json_string_value(json_object_get(opts, "peer"));
+	if (!o->nfs)	/* the same kind of server: a namespace is made afresh */
+		o->nfs = json_string_value(json_object_get(opts, "nfs"));
+	return 0;
+}
+
 int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 {
 	char path[4096], err[4400];
@@ -108,19 +148,20 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 		fprintf(stderr, "runner: rerun: %s\n", err);
 		return EXIT_USAGE;
 	}
-	json_t *opts = json_object_get(m, "options"), *exps = json_object_get(m, "experiments"), *x;
+	if (json_is_object(json_object_get(m, "merge"))) {
+		/* each experiment came from another run, with its own seed */
+		fprintf(stderr, "runner: rerun: %s is a merged report (runner merge): rerun the runs it "
+			"was merged from (manifest.json: merge.runs) and merge those\n", run_dir);
+		json_decref(m);
+		return EXIT_USAGE;
+	}
+	json_t *exps = json_object_get(m, "experiments"), *x;
 	json_t *changes = json_array();
 	size_t i, n = json_array_size(exps);
 	char **files = calloc(n + 1, sizeof *files);
 	int rc;
 
-	/* Probe binaries: the same files, the same sha256, or refuse. */
-	add_recorded_dirs(exps);
-	int refused = probe_changes(run_dir, exps, files, changes);
-	double hz = machine_calibrate_tsc();
-	json_t *now = machine_describe(hz);
-	machine_changes(json_object_get(m, "machine"), now, changes);
-	json_decref(now);
+	int refused = rerun_check(run_dir, m, files, changes);
 	json_array_foreach(changes, i, x)
 		fprintf(stderr, "runner: rerun: %s\n", json_string_value(x));
 	if (refused && !force) {
@@ -131,23 +172,10 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 	}
 
 	struct cli_opts o = *base;
-	json_t *sets = json_object_get(opts, "set");
-	o.sets = calloc(json_array_size(sets) + 1, sizeof *o.sets);
-	o.n_sets = 0;
-	json_array_foreach(sets, i, x)
-		o.sets[o.n_sets++] = (char *)json_string_value(x);
-	/* The saved specs are exactly the experiments that ran: no filter. */
-	o.filters = NULL;
-	o.n_filters = 0;
-	o.quick = json_is_true(json_object_get(opts, "quick"));
-	const char *seedtxt = json_string_value(json_object_get(m, "seed_text"));
-	o.has_seed = 1;
-	o.seed = seedtxt ? strtoull(seedtxt, NULL, 10)
-			 : (uint64_t)json_integer_value(json_object_get(m, "seed"));
-	if (!o.peer)
-		o.peer = json_string_value(json_object_get(opts, "peer"));
-	if (!o.nfs)	/* the same kind of server: a namespace is made afresh */
-		o.nfs = json_string_value(json_object_get(opts, "nfs"));
+	if (rerun_replay(m, &o) < 0) {
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
 	o.origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id", json_object_get(m, "run_id"),
 			     "changes", changes);
 	rc = run_main(files, n, &o);

@@ -1,9 +1,26 @@
-/* rerun.h - `runner rerun RUN`: re-execute a saved run exactly (private to cli/). */
+/* rerun.h - `runner rerun RUN`: re-execute a saved run exactly (private to
+   cli/); its checks and its replay of the options are shared with resume. */
 #ifndef SYSMETER_RERUN_H
 #define SYSMETER_RERUN_H
 
 #include "cli/run.h"
 
 int rerun_main(const char *run_dir, int force, const struct cli_opts *base);
+
+/* The differences between a saved run and now that make numbers
+   incomparable, as messages appended to `changes`: each probe's binary
+   (sha256, or no longer loading) and the machine.  files[i] gets the saved
+   spec of the manifest's i-th experiment (malloc'd).  The directories the
+   run's probes came from go first on the probe search path.  Returns 1 when
+   a probe changed (refused without --force). */
+int rerun_check(const char *run_dir, json_t *manifest, char **files, json_t *changes);
+
+/* Machine fields that changed between two machine descriptions. */
+void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes);
+
+/* The saved run's options into o: --set (o->sets malloc'd, the strings
+   borrowed from the manifest), --quick, the seed, --peer and --nfs unless
+   given now; no --filter (the saved specs are what ran).  -1: no memory. */
+int rerun_replay(const json_t *manifest, struct cli_opts *o);
 
 #endif

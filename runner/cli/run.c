@@ -26,6 +26,7 @@
 #include "report/report.h"
 #include "serve/serve.h"
 #include "results/results.h"
+#include "cli/resume.h"
 #include "cli/run.h"
 #include "spec/spec.h"
 #include "lib/suggest.h"
@@ -511,6 +512,7 @@ struct run {
 	int any_failed;
 	struct serve_peer peer;		/* --peer: HOST:PORT, or a namespace made here */
 	struct serve_nfs *nfs;		/* --nfs: a URL, or a server made here; NULL */
+	int lock;			/* the run folder's lock (results_lock_run), or -1 */
 };
 
 /* UTC time and a hash of the seed and pid: sorts by time, never collides
@@ -640,17 +642,43 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 	else
 		json_array_append_new(points, pj);
 	r->pg.done_all++;
+	if (o->resume)
+		resume_measured(o->resume, x->spec.name, pt->index, round);
 }
 
-/* The experiment's result, "running", written before its first round. */
-static void start_experiment(struct run *r, struct exp *x)
+/* Room for every round of every point of x. */
+static void alloc_rounds(struct exp *x)
 {
-	x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, r->tsc_hz);
 	x->planned = exec_rounds(&x->spec);
 	x->rounds = calloc(x->n_pts + 1, sizeof *x->rounds);
 	x->n_rounds = calloc(x->n_pts + 1, sizeof *x->n_rounds);
 	for (size_t p = 0; p < x->n_pts; p++)
 		x->rounds[p] = calloc((size_t)x->planned, sizeof **x->rounds);
+}
+
+/* resume: an experiment restored from the run folder (resume_begin) needs
+   no start; one that had finished is counted as done. */
+static void restored_experiment(struct run *r, struct exp *x)
+{
+	for (size_t p = 0; p < x->n_pts; p++)
+		r->pg.total_all -= x->finished ? (size_t)x->planned : x->n_rounds[p];
+	if (!x->finished)
+		return;
+	json_array_append(r->all_results, x->result);
+	if (!r->o->quiet)
+		print_summary(x);
+}
+
+/* The experiment's result, "running", written before its first round. */
+static void start_experiment(struct run *r, struct exp *x)
+{
+	if (x->result) {
+		restored_experiment(r, x);
+		return;
+	}
+	x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, r->tsc_hz);
+	if (!x->rounds)
+		alloc_rounds(x);
 	if (!x->probe_ok) {
 		/* A broken probe fails its experiment, not the run. */
 		json_array_append_new(json_object_get(x->result, "points"),
@@ -674,7 +702,8 @@ static void run_pass(struct run *r, size_t k, int round)
 	r->pg.x = x;
 	r->pg.npoints = x->n_pts;
 	for (size_t pi = 0; pi < x->n_pts && !interrupted; pi++)
-		run_round(r, x, pi, round, deps);
+		if (x->n_rounds[pi] <= (size_t)round)	/* resume: kept rounds are not run */
+			run_round(r, x, pi, round, deps);
 	free(deps);
 	json_object_set_new(x->result, "status",
 			    json_string(results_status(json_object_get(x->result, "points"), interrupted)));
@@ -727,7 +756,7 @@ static void run_rounds(struct run *r)
 	for (int round = 0; round < most && !interrupted; round++)
 		for (size_t k = 0; k < r->n && !interrupted; k++) {
 			struct exp *x = &r->e[r->order[k]];
-			if (!x->probe_ok || round >= x->planned)
+			if (!x->probe_ok || round >= x->planned || x->finished)
 				continue;
 			run_pass(r, k, round);
 			if (round == x->planned - 1 && !interrupted)
@@ -822,6 +851,8 @@ static int finish(struct run *r)
 		stop_on_write_error(err);
 	exit_code = write_failed ? EXIT_INTERNAL : interrupted ? EXIT_INTERRUPTED
 		  : r->any_failed ? EXIT_FAILED : EXIT_OK;
+	if (o->resume)
+		resume_end(o->resume, r->manifest, exit_code);
 	results_manifest_finish(r->manifest, write_failed ? "write_failed"
 				: interrupted ? "interrupted" : "complete", exit_code);
 	if (write_failed) {
@@ -889,9 +920,46 @@ static int order_exps(struct run *r)
 	return EXIT_OK;
 }
 
+/* resume: the run goes on in its folder with its manifest, machine and TSC
+   rate; each experiment's finished rounds are restored (resume.c).
+   Returns EXIT_OK or EXIT_USAGE (said) before anything is written. */
+static int resume_begin(struct run *r)
+{
+	struct cli_resume *rs = r->o->resume;
+	json_t *m = rs->manifest;
+
+	snprintf(r->run_id, sizeof r->run_id, "%s", json_string_value(json_object_get(m, "run_id")) ?
+		 json_string_value(json_object_get(m, "run_id")) : "");
+	snprintf(r->dir, sizeof r->dir, "%s", rs->dir);
+	r->manifest = json_incref(m);
+	r->machine = json_incref(json_object_get(m, "machine"));
+	r->tsc_hz = json_number_value(json_object_get(r->machine, "tsc_hz"));
+	if (json_array_size(json_object_get(m, "experiments")) != r->n) {
+		fprintf(stderr, "runner: resume: %s: the saved specs plan %zu experiments, the manifest "
+			"lists %zu\n", rs->dir, r->n, json_array_size(json_object_get(m, "experiments")));
+		return EXIT_USAGE;
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		struct exp *x = &r->e[r->order[k]];
+		int st;
+
+		if (resume_check_experiment(rs, k, &x->spec) < 0)
+			return EXIT_USAGE;
+		if (!x->probe_ok)
+			continue;	/* failed again, as a run would */
+		alloc_rounds(x);
+		st = resume_experiment(rs, k, &x->spec, &x->lp, x->pts, x->n_pts, x->planned,
+				       x->rounds, x->n_rounds, &x->result);
+		if (st < 0)
+			return EXIT_USAGE;
+		x->finished = st == 1;
+	}
+	return EXIT_OK;
+}
+
 int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 {
-	struct run r = {.o = o};
+	struct run r = {.o = o, .lock = -1};
 	char **files = NULL, err[4096];
 	size_t nfiles = 0;
 	int rc;
@@ -930,20 +998,29 @@ int run_main(char **paths, size_t npaths, const struct cli_opts *o)
 	r.seed = o->seed;
 	if (!o->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
 		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	make_run_id(&r);
 	if (interrupted) {
 		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
 		rc = EXIT_INTERRUPTED;
 		goto out;
 	}
-	if ((rc = make_folder(&r)) != EXIT_OK)
-		goto out;
-	start_manifest(&r);
+	if (o->resume) {	/* resume.c holds the folder's lock */
+		if ((rc = resume_begin(&r)) != EXIT_OK)
+			goto out;
+	} else {
+		make_run_id(&r);
+		if ((rc = make_folder(&r)) != EXIT_OK)
+			goto out;
+		/* held until exit: `runner resume` will not touch a run still going */
+		r.lock = results_lock_run(r.dir, err, sizeof err);
+		start_manifest(&r);
+	}
 	run_with_servers(&r);
 	rc = finish(&r);
 out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (r.lock >= 0)
+		close(r.lock);
 	json_decref(r.all_results);
 	json_decref(r.manifest);
 	json_decref(r.machine);

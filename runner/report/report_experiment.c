@@ -68,6 +68,23 @@ static json_t *filesystems_view(json_t *points)
 	return out;
 }
 
+/* A merged report's experiment (runner merge): the run its result came
+   from and when; null otherwise. */
+static json_t *source_view(json_t *src)
+{
+	json_t *v;
+
+	if (!json_is_object(src))
+		return json_null();
+	v = json_object();
+	report_view_put(v, "run", report_view_line(jsonutil_str(src, "run_id") ?
+						  jsonutil_str(src, "run_id") : "n/a"));
+	report_view_put(v, "time", report_view_date(jsonutil_str(src, "time")));
+	report_view_put(v, "host", jsonutil_str(src, "host") ? report_view_line(jsonutil_str(src, "host"))
+							      : json_null());
+	return v;
+}
+
 /* Write and draw the experiment's chart (when asked to, and when there is
    something to draw) and say in e.chart which pictures exist.  A gnuplot
    failure is remembered in rm and does not stop the report; a template
@@ -224,6 +241,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 
 	report_view_put(e, "name", report_view_str(name ? name : "?"));
 	report_view_put(e, "anchor", report_view_str(anchor));
+	report_view_put(e, "source", source_view(json_object_get(mexp, "source")));
 	add_heading(e, mexp, res, swept, &d);
 
 	n_ok = report_points_add(e, points, swept, &d);

@@ -13,6 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A merged report (runner merge): "a (2026-11-22 05:15:00 UTC), b (...)",
+   the runs it was built from; null otherwise. */
+static json_t *merged_view(json_t *merge)
+{
+	json_t *r, *out;
+	char *txt = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (!json_is_object(merge) || !(f = open_memstream(&txt, &len)))
+		return json_null();
+	json_array_foreach(json_object_get(merge, "runs"), i, r) {
+		const char *t = jsonutil_str(r, "finished") ? jsonutil_str(r, "finished")
+							    : jsonutil_str(r, "started");
+		json_t *d = report_view_date(t);
+
+		fprintf(f, "%s%s (%s)", i ? ", " : "", jsonutil_str(r, "run_id") ?
+			jsonutil_str(r, "run_id") : "?", json_string_value(d) ? json_string_value(d) : "?");
+		json_decref(d);
+	}
+	fclose(f);
+	out = report_view_line(txt);
+	free(txt);
+	return out;
+}
+
 json_t *report_run_view(json_t *man)
 {
 	json_t *m = json_object(), *mach = json_object_get(man, "machine"), *v;
@@ -58,6 +84,7 @@ json_t *report_run_view(json_t *man)
 	v = json_object_get(man, "origin");
 	report_view_put(m, "origin", json_is_object(v) && jsonutil_str(v, "run") ?
 		 report_view_line(jsonutil_str(v, "run")) : json_null());
+	report_view_put(m, "merged", merged_view(json_object_get(man, "merge")));
 	free(cmd);
 	return m;
 }

@@ -81,6 +81,20 @@ json_t *results_filesystem(const char *dir);
 /* The same from another mountinfo file (tests). */
 json_t *results_filesystem_in(const char *dir, const char *mountinfo);
 
+/* resume (reload.c): the finished rounds of a saved point (every round
+   before the first one recorded "interrupted", which is measured again)
+   back as point_results in out[0..cap): samples, placement, warm-up,
+   timings, the probe's sanity message.  Returns how many, or -1 with
+   the reason in err. */
+int results_point_rounds(const json_t *point, const struct loaded_probe *lp,
+			 struct point_result *out, size_t cap, char *err, size_t errlen);
+
+/* A run folder's lock (lock.c): held by the runner writing the folder (a
+   run, a resume) until it exits, released by the kernel when it dies, so a
+   resume never writes into a run that is still going.  Returns an fd to
+   close, -1 when another process holds it, -2 on an error (err). */
+int results_lock_run(const char *run_dir, char *err, size_t errlen);
+
 /* The kept samples' primary values of a point JSON (for compare). */
 size_t results_kept(const json_t *point, double **out);
 
