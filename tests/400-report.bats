@@ -307,7 +307,32 @@ setup_file() {
 @test "report: a run folder without a manifest is an error, exit 2" {
 	run "$RUNNER" report "$BATS_TEST_TMPDIR/nothere"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"runner: run '$BATS_TEST_TMPDIR/nothere': cannot read manifest.json: No such file or directory"* ]]
+	[[ "$output" == *"runner: run '$BATS_TEST_TMPDIR/nothere': $BATS_TEST_TMPDIR/nothere/manifest.json: No such file or directory"* ]]
+}
+
+# A run folder is untrusted input: each edit below once crashed a command,
+# loaded a foreign shared object or read outside the folder (issue 15).
+@test "an edited manifest is refused by report, rerun, resume, merge and compare with exit 2" {
+	R="$BATS_TEST_TMPDIR/run"
+	copy_run "$R"
+	cp "$R/manifest.json" "$BATS_TEST_TMPDIR/good.json"
+	edit() {
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[1], 'w'))" "$R/manifest.json" "$1"
+	}
+	for change in 'd["options"]["set"] = [1]' \
+		'd["experiments"][0]["name"] = "../../../../etc/passwd"' \
+		'd["experiments"][0]["result"] = "../../../../etc/passwd"' \
+		'd["experiments"][0]["probe"]["name"] = "/tmp/evil"' \
+		'd["run_id"] = "../x"' 'd["experiments"] = {}' 'd["seed"] = "x"'; do
+		cp "$BATS_TEST_TMPDIR/good.json" "$R/manifest.json"
+		edit "$change"
+		for cmd in "report $R --format md" "rerun $R" "resume $R" "merge $R $R" "compare $R $R"; do
+			run timeout 60 "$RUNNER" $cmd
+			echo "$change / $cmd: $status: $output"
+			[ "$status" -eq 2 ]
+			[[ "$output" == *"manifest.json: "* ]]
+		done
+	done
 }
 
 @test "report: without pdflatex, report.md and report.tex are written, a note says how to get the PDF, exit 0" {

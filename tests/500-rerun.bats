@@ -43,14 +43,19 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 
 # compare's tests are in 510-compare.bats.
 
-@test "rerun loads the probes from where the run found them (a --probe-dir probe needs no option)" {
+@test "rerun loads a probe from outside the probe directories only with --probe-dir (a run folder is untrusted)" {
 	run env -u SYSMETER_PROBE_DIR "$RUNNER" --probe-dir "$FIXTURE_DIR" --no-report -q -o "$OUT" \
 		--run-id a tests/fixtures/specs/stats/fixed.yaml
 	[ "$status" -eq 0 ]
 	path=$(json "$OUT/a/manifest.json" 'd["experiments"][0]["probe"]["path"]')
 	[ "$path" = "$(realpath "$FIXTURE_DIR")/ok_fixed.so" ]
 	cd "$BATS_TEST_TMPDIR"		# and from another directory
+	# the manifest alone does not make its folder trusted
 	run env -u SYSMETER_PROBE_DIR "$RUNNER" rerun --no-report -q -o "$OUT" --run-id b "$OUT/a"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the run loaded probe $path from $(realpath "$FIXTURE_DIR"), which is not a probe directory here: give --probe-dir"* ]]
+	[ ! -e "$OUT/b" ]
+	run env -u SYSMETER_PROBE_DIR "$RUNNER" rerun --probe-dir "$FIXTURE_DIR" --no-report -q -o "$OUT" --run-id b "$OUT/a"
 	[ "$status" -eq 0 ]
 	[ "$(json "$OUT/b/manifest.json" 'd["experiments"][0]["probe"]["path"]')" = "$path" ]
 	[ "$(json "$OUT/b/results/fixed.json" 'd["status"]')" = ok ]

@@ -123,7 +123,7 @@ static int set_front_matter(const char *run, const struct cli_opts *o)
 	if (!o->title && !o->author && !o->course)
 		return 0;
 	snprintf(path, sizeof path, "%s/manifest.json", run);
-	if (!(m = results_load(path, err, sizeof err))) {
+	if (!(m = results_manifest_read(run, err, sizeof err))) {
 		fprintf(stderr, "runner: report: %s\n", err);
 		return EXIT_USAGE;
 	}

@@ -127,11 +127,10 @@ static json_t *load_json(const char *dir, const char *name)
 
 static json_t *load_manifest(const char *dir)
 {
-	char path[4096], err[4400];
+	char err[4400];
 	json_t *m;
 
-	strf(path, sizeof path, "%s/manifest.json", dir);
-	m = results_load(path, err, sizeof err);
+	m = results_manifest_read(dir, err, sizeof err);
 	if (!m)
 		fprintf(stderr, "runner: compare: %s\n", err);
 	return m;

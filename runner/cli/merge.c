@@ -126,7 +126,7 @@ static int load_source(const char *dir, struct src *s)
 		fprintf(stderr, "runner: merge: %s: not a run folder (no manifest.json)\n", dir);
 		return -1;
 	}
-	if (!(s->m = results_load(path, err, sizeof err))) {
+	if (!(s->m = results_manifest_read(dir, err, sizeof err))) {
 		fprintf(stderr, "runner: merge: %s\n", err);
 		return -1;
 	}

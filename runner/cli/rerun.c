@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec/loader.h"
 #include "machine/machine.h"
@@ -40,24 +41,30 @@ void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes
 	}
 }
 
-/* The directory of every probe the run used goes first on the search path,
-   so that the rerun loads the very files the run did (a probe that came from
-   a --probe-dir needs no option now). */
-static void add_recorded_dirs(json_t *exps)
+/* A run folder is untrusted: its probes load only from the probe
+   directories (built-in, $SYSMETER_PROBE_DIR, --probe-dir).  A probe the run
+   loaded from elsewhere is refused with the option that trusts its folder;
+   a saved spec naming a probe by path loads it only from those folders.
+   Returns 0, or -1 (said). */
+static int trust_recorded_dirs(json_t *exps)
 {
 	json_t *x;
 	size_t i;
 
+	loader_only_dirs(1);
 	json_array_foreach(exps, i, x) {
 		const char *path = json_string_value(json_object_get(json_object_get(x, "probe"),
 								     "path"));
 		const char *slash = path ? strrchr(path, '/') : NULL;
-		char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
 
-		if (dir)
-			loader_add_dir(dir);
-		free(dir);
+		if (!path || access(path, F_OK) != 0 || loader_in_dirs(path))
+			continue;	/* gone: found (or not) by name, as a run would */
+		fprintf(stderr, "runner: the run loaded probe %s from %.*s, which is not a probe "
+			"directory here: give --probe-dir %.*s to load it from there\n", path,
+			slash ? (int)(slash - path) : 0, path, slash ? (int)(slash - path) : 0, path);
+		return -1;
 	}
+	return 0;
 }
 
 /* The saved specs' paths into files[], and each probe's binary compared
@@ -104,7 +111,8 @@ int rerun_check(const char *run_dir, json_t *m, char **files, json_t *changes)
 	json_t *exps = json_object_get(m, "experiments");
 
 	/* Probe binaries: the same files, the same sha256, or refuse. */
-	add_recorded_dirs(exps);
+	if (trust_recorded_dirs(exps) < 0)
+		return -1;
 	int refused = probe_changes(run_dir, exps, files, changes);
 	double hz = machine_calibrate_tsc();
 	json_t *now = machine_describe(hz);
@@ -141,9 +149,8 @@ int rerun_replay(const json_t *m, struct cli_opts *o)
 
 int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 {
-	char path[4096], err[4400];
-	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
-	json_t *m = results_load(path, err, sizeof err);
+	char err[4400];
+	json_t *m = results_manifest_read(run_dir, err, sizeof err);
 	if (!m) {
 		fprintf(stderr, "runner: rerun: %s\n", err);
 		return EXIT_USAGE;
@@ -162,6 +169,10 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 	int rc;
 
 	int refused = rerun_check(run_dir, m, files, changes);
+	if (refused < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	json_array_foreach(changes, i, x)
 		fprintf(stderr, "runner: rerun: %s\n", json_string_value(x));
 	if (refused && !force) {

@@ -10,9 +10,10 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base);
 /* The differences between a saved run and now that make numbers
    incomparable, as messages appended to `changes`: each probe's binary
    (sha256, or no longer loading) and the machine.  files[i] gets the saved
-   spec of the manifest's i-th experiment (malloc'd).  The directories the
-   run's probes came from go first on the probe search path.  Returns 1 when
-   a probe changed (refused without --force). */
+   spec of the manifest's i-th experiment (malloc'd).  Probes load only from
+   the probe directories from here on (a run folder is untrusted): a probe
+   the run loaded from elsewhere is refused with the --probe-dir that trusts
+   it, -1 (said).  Returns 1 when a probe changed (refused without --force). */
 int rerun_check(const char *run_dir, json_t *manifest, char **files, json_t *changes);
 
 /* Machine fields that changed between two machine descriptions. */

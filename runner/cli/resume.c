@@ -178,7 +178,7 @@ static json_t *resumable(const char *run_dir, int *rc)
 		fprintf(stderr, "runner: resume: %s: not a run folder (no manifest.json)\n", run_dir);
 		return NULL;
 	}
-	if (!(m = results_load(path, err, sizeof err))) {
+	if (!(m = results_manifest_read(run_dir, err, sizeof err))) {
 		fprintf(stderr, "runner: resume: %s\n", err);
 		return NULL;
 	}
@@ -215,6 +215,10 @@ static int resume_run(const char *run_dir, json_t *m, int force, const struct cl
 	if (!files || !parent)
 		goto out;
 	int refused = rerun_check(run_dir, m, files, changes);
+	if (refused < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	json_array_foreach(changes, i, x)
 		fprintf(stderr, "runner: resume: %s\n", json_string_value(x));
 	if (refused && !force) {

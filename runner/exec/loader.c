@@ -151,6 +151,45 @@ static int each_dir(int (*fn)(const char *dir, size_t len, void *arg), void *arg
 	return 0;
 }
 
+struct in_dir_arg {
+	const char *dir;	/* realpath of the file's folder */
+};
+
+static int same_dir(const char *dir, size_t len, void *arg)
+{
+	const struct in_dir_arg *a = arg;
+	char *d = strndup(dir, len), *real = d ? realpath(d, NULL) : NULL;
+	int same = real && strcmp(real, a->dir) == 0;
+
+	free(d);
+	free(real);
+	return same;
+}
+
+int loader_in_dirs(const char *path)
+{
+	char *real = realpath(path, NULL), *slash;
+	int in = 0;
+
+	if (!real)
+		return 0;
+	slash = strrchr(real, '/');
+	if (slash) {
+		*slash = '\0';
+		struct in_dir_arg a = { real[0] ? real : "/" };
+		in = each_dir(same_dir, &a);
+	}
+	free(real);
+	return in;
+}
+
+static int only_dirs;	/* loader_only_dirs(1): a path probe must be in a dir */
+
+void loader_only_dirs(int on)
+{
+	only_dirs = on;
+}
+
 struct find_arg {
 	const char *name;
 	char *path;		/* result, malloc'd */
@@ -238,6 +277,11 @@ static int resolve(const char *name, char **stem, char **path, char *err, size_t
 			goto oom;
 		if (stat(*path, &st) != 0) {
 			snprintf(err, errlen, "probe '%s': %s: %s", *stem, *path, strerror(errno));
+			return -1;
+		}
+		if (only_dirs && !loader_in_dirs(*path)) {
+			snprintf(err, errlen, "probe '%s': %s is not in a probe directory (give its "
+				 "folder with --probe-dir to trust it)", *stem, *path);
 			return -1;
 		}
 		return absolute(path, *stem, err, errlen);

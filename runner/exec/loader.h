@@ -25,6 +25,12 @@ int loader_add_dir(const char *dir);
 /* Forget every loader_add_dir() (tests that need an exact search path). */
 void loader_clear_dirs(void);
 const char *loader_dir(void);
+/* 1 when the file at path lies directly in one of the search directories. */
+int loader_in_dirs(const char *path);
+/* on: a probe named by a path loads only from a search directory (rerun and
+   resume: a saved spec or manifest is untrusted and must not pick a shared
+   object to load into the runner). */
+void loader_only_dirs(int on);
 
 /* Read probe `name`'s metadata (a bare name -> <dir>/<name>.so; a name
    containing '/' is a path whose stem is the expected name) in a short-lived

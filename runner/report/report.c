@@ -15,6 +15,7 @@
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
 #include "report/template.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -136,7 +137,7 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 	const char *dirs[3];
 	json_t *man = NULL, *view = NULL;
 	char path[PATH_MAX], msg[1024];
-	int ret = 0, missing, user_templates;
+	int ret = 0, user_templates;
 
 	memset(&rm, 0, sizeof rm);
 	rm.run = run_dir;
@@ -151,18 +152,11 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 	if (template_dirs(templates_dir, dirs, &user_templates, err, errlen) < 0)
 		return REPORT_EINPUT;
 
-	strf(path, sizeof path, "%s/manifest.json", run_dir);
-	man = jsonutil_load(path, msg, sizeof msg, &missing);
+	/* checked: a run folder is untrusted input (names, result paths) */
+	man = results_manifest_read(run_dir, msg, sizeof msg);
 	if (!man) {
-		strf(err, errlen, "run '%s': cannot read manifest.json: %s", run_dir, msg);
+		strf(err, errlen, "run '%s': %s", run_dir, msg);
 		return REPORT_EINPUT;
-	}
-	if (!jsonutil_str(man, "schema") ||
-	    strncmp(jsonutil_str(man, "schema"), "sysmeter.manifest/", 18) != 0 ||
-	    !json_is_array(json_object_get(man, "experiments"))) {
-		strf(err, errlen, "run '%s': manifest.json is not a sysmeter.manifest/1 file", run_dir);
-		ret = REPORT_EINPUT;
-		goto out;
 	}
 
 	rm.have_gnuplot = report_tools_found("gnuplot");

@@ -217,11 +217,3 @@ int results_link_latest(const char *out_dir, const char *run_id, char *err, size
 	return 0;
 }
 
-json_t *results_load(const char *path, char *err, size_t errlen)
-{
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
-	if (!j)
-		snprintf(err, errlen, "%s: %s", path, je.text);
-	return j;
-}

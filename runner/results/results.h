@@ -36,8 +36,18 @@ int results_write_csv(const char *run_dir, const json_t *results, char *err, siz
 /* Point DIR/latest at run_id (symlink replaced atomically). */
 int results_link_latest(const char *out_dir, const char *run_id, char *err, size_t errlen);
 
-/* Load a JSON file; NULL with "PATH: <what>" in err. */
+/* Load a JSON file (a regular file of at most 1 GiB); NULL with
+   "PATH: <what>" in err.  (run_folder.c) */
 json_t *results_load(const char *path, char *err, size_t errlen);
+
+/* A manifest read back is untrusted: check every field report, rerun,
+   resume, merge and compare use (types; names without path components;
+   each experiment's result file is results/<name>.json).  0, or -1 with
+   what is wrong in err.  (run_folder.c) */
+int results_manifest_check(const json_t *m, char *err, size_t errlen);
+
+/* run_dir/manifest.json loaded and checked; NULL with "PATH: <what>". */
+json_t *results_manifest_read(const char *run_dir, char *err, size_t errlen);
 
 /* --- results/<experiment>.json ------------------------------------------- */
 
