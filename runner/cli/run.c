@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
-#include "exec/point_cgroup.h"
 #include "exec/loader.h"
 #include "machine/machine.h"
 #include "plan/plan.h"
@@ -786,12 +785,12 @@ static void run_all(struct run *r)
 	   scratch folder */
 	stale_quiet = r->o->quiet;
 	stale_list = json_array();
-	point_cgroup_clean_stale(tmp, say_stale);
+	exec_clean_stale(tmp, say_stale);
 	if (json_array_size(stale_list))
 		json_object_set(r->manifest, "cleaned_up", stale_list);
 	json_decref(stale_list);
 	stale_list = NULL;
-	const char *why = point_cgroup_unavailable();
+	const char *why = exec_point_cgroup_unavailable();
 	json_object_set_new(r->manifest, "point_cgroup",
 			    why ? json_pack("{s:b,s:s}", "available", 0, "why_not", why)
 				: json_pack("{s:b}", "available", 1));
@@ -805,7 +804,7 @@ static void run_all(struct run *r)
 		snprintf(r->scratch, sizeof r->scratch, "%s/scratch", r->dir);
 		mkdir(r->scratch, 0700);
 	} else {
-		point_cgroup_mark_owner(r->scratch);
+		exec_mark_scratch(r->scratch);
 	}
 
 	r->pg = (struct progress){.o = r->o, .tty = isatty(2), .t0 = now_s()};

@@ -103,4 +103,14 @@ void exec_result_free(struct point_result *r);
 
 const char *exec_status_name(enum point_status st);
 
+/* A cgroup per point (point_cgroup.c): why there is none on this machine,
+   or NULL when points get one (their tasks all die with them). */
+const char *exec_point_cgroup_unavailable(void);
+/* Clean what a runner killed by SIGKILL left: its points' processes and
+   its scratch folders under tmpdir (one line per thing to `report`).
+   Returns how many. */
+int exec_clean_stale(const char *tmpdir, void (*report)(const char *line));
+/* Mark a scratch folder as this runner's, for exec_clean_stale. */
+int exec_mark_scratch(const char *dir);
+
 #endif

@@ -2,6 +2,7 @@
  * point_cgroup.c - a cgroup per point (point_cgroup.h).
  */
 #include "exec/point_cgroup.h"
+#include "exec/exec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -300,4 +301,19 @@ int point_cgroup_clean_stale(const char *tmpdir, void (*report)(const char *line
 		closedir(d);
 	}
 	return cleaned;
+}
+
+const char *exec_point_cgroup_unavailable(void)
+{
+	return point_cgroup_unavailable();
+}
+
+int exec_clean_stale(const char *tmpdir, void (*report)(const char *line))
+{
+	return point_cgroup_clean_stale(tmpdir, report);
+}
+
+int exec_mark_scratch(const char *dir)
+{
+	return point_cgroup_mark_owner(dir);
 }
