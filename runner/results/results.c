@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "results/results.h"
+#include "lib/text.h"
 
 json_t *results_num(double v)
 {
@@ -221,7 +222,12 @@ json_t *results_load(const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
+	char shown[sizeof je.text * 4];
+
+	/* jansson quotes the bytes it stopped at: show control characters
+	   and invalid UTF-8 as \xNN, never raw on a terminal */
+	text_escape(je.text, shown, sizeof shown);
 	if (!j)
-		snprintf(err, errlen, "%s: %s", path, je.text);
+		snprintf(err, errlen, "%s: %s", path, shown);
 	return j;
 }
