@@ -75,7 +75,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # tests/fuzz/<name>.c: a fuzz harness with a plain main(), run by the suite as a unit test
 UNIT_BIN    += $(patsubst tests/fuzz/%.c,$(BUILD)/tests/test_%,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all runner probes fixtures unit deps run test test-one bench install uninstall clean help
+.PHONY: all runner probes fixtures unit deps run test test-one bench install uninstall clean help fuzz fuzz-build
 all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
 
 runner: $(BUILD)/runner
@@ -138,6 +138,41 @@ test-one: all fixtures unit
 bench: all
 	@sh tools/bench.sh $(BUILD)
 
+# libFuzzer targets: every tests/fuzz/<name>.c compiled with -DFUZZ_LIBFUZZER
+# by clang against a clang-built copy of the runner's objects (its own build
+# dir, so the gcc builds are untouched).  Needs clang and libFuzzer
+# (Debian: apt-get install clang libclang-rt-14-dev).  `make fuzz` runs each
+# target FUZZ_TIME seconds (default 10) on a corpus seeded by
+# tools/fuzz-seeds.sh; the long run is `make fuzz FUZZ_TIME=600`.  A crash
+# leaves crash-* in $(FUZZ_BUILD)/fuzz/ and stops: minimise it with
+# `build-fuzz/fuzz/fuzz_X -minimize_crash=1 crash-...` and add it to
+# tests/fuzz/regress/X/, which the plain-main harness replays in `make test`.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME  ?= 10
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c))
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DFUZZ_LIBFUZZER
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang WERROR=1 \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		$(addprefix $(FUZZ_BUILD)/fuzz/,$(FUZZ_NAMES))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(RUNNER_CFLAGS) $(FUZZ_FLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(RUNNER_LIBS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_NAMES); do \
+		sh tools/fuzz-seeds.sh $$t $(FUZZ_BUILD)/fuzz/corpus/$$t || exit 1; \
+		echo "== $$t: $(FUZZ_TIME) s"; \
+		($(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -close_fd_mask=1 -artifact_prefix=$(FUZZ_BUILD)/fuzz/ \
+			$(FUZZ_BUILD)/fuzz/corpus/$$t 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|artifact_prefix|Test unit written)' ) ; \
+		for a in $(FUZZ_BUILD)/fuzz/crash-* $(FUZZ_BUILD)/fuzz/leak-* $(FUZZ_BUILD)/fuzz/timeout-*; do \
+			[ -e "$$a" ] && { echo "fuzz: $$t: $$a (reproduce: $(FUZZ_BUILD)/fuzz/$$t $$a)"; exit 1; }; \
+		done; \
+	done; true
+
 # The runner finds its probes and templates relative to its own executable
 # (bin/../lib/sysmeter/probes, bin/../share/sysmeter/templates), so any
 # PREFIX or DESTDIR works without a rebuild.  Out-of-tree probes build against
@@ -172,7 +207,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/sysmeter $(DESTDIR)$(INCDIR) $(DESTDIR)$(DATADIR)/sysmeter
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 help:
-	@echo "make run | test | test-one | bench | install [PREFIX=... DESTDIR=...] | deps | clean"
+	@echo "make run | test | test-one | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | clean"

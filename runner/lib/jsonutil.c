@@ -4,6 +4,7 @@
  */
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -38,7 +39,11 @@ json_t *jsonutil_load(const char *path, char *msg, size_t msglen, int *missing)
 	}
 	j = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
 	fclose(f);
-	if (!j)
-		strf(msg, msglen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+	if (!j) {
+		char shown[sizeof jerr.text * 4];	/* jansson quotes raw bytes */
+
+		text_escape(jerr.text, shown, sizeof shown);
+		strf(msg, msglen, "line %d column %d: %s", jerr.line, jerr.column, shown);
+	}
 	return j;
 }

@@ -9,6 +9,7 @@
  * arithmetic to get wrong.
  */
 #include "report/template.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -66,15 +67,24 @@ static void tnode_free(struct tnode *n)
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Messages quote the template's text (a bad name, a partial's name):
+   control characters and invalid UTF-8 in it are shown as \xNN, so that a
+   message stays one line and never drives the terminal. */
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
+	char *shown;
 
 	if (!err || !errlen)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	if (!text_printable_utf8(err) && (shown = malloc(errlen))) {
+		text_escape(err, shown, errlen);
+		memcpy(err, shown, errlen);
+		free(shown);
+	}
 }
 
 /* ---------------------------------------------------------------- escaping */

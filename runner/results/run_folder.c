@@ -62,8 +62,14 @@ json_t *results_load(const char *path, char *err, size_t errlen)
 	}
 	json_t *j = json_loadfd(fd, 0, &je);
 	close(fd);
-	if (!j)
-		snprintf(err, errlen, "%s: %s", path, je.text);
+	if (!j) {
+		/* jansson quotes the bytes it stopped at: show control characters
+		   and invalid UTF-8 as \xNN, never raw on a terminal */
+		char shown[sizeof je.text * 4];
+
+		text_escape(je.text, shown, sizeof shown);
+		snprintf(err, errlen, "%s: %s", path, shown);
+	}
 	return j;
 }
 

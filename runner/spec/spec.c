@@ -145,7 +145,8 @@ out:
 int spec_parse(const char *path, const char *text, size_t len, struct spec *out, char *err,
 	       size_t errlen)
 {
-	return parse_all(path, text, len, NULL, 0, 0, NULL, out, err, errlen);
+	return spec_yaml_clean_err(parse_all(path, text, len, NULL, 0, 0, NULL, out, err, errlen),
+				   err, errlen);
 }
 
 /* A spec is a page of YAML; a larger file is not one (or is an attack on
@@ -221,7 +222,7 @@ fail:
 	return -1;
 }
 
-int spec_override(struct spec *s, const char *assignment, char *err, size_t errlen)
+static int override_one(struct spec *s, const char *assignment, char *err, size_t errlen)
 {
 	size_t n = s->n_overrides + 1;
 	char **ov = calloc(n, sizeof(*ov));
@@ -246,6 +247,11 @@ int spec_override(struct spec *s, const char *assignment, char *err, size_t errl
 	spec_free(s);
 	*s = t;
 	return 0;
+}
+
+int spec_override(struct spec *s, const char *assignment, char *err, size_t errlen)
+{
+	return spec_yaml_clean_err(override_one(s, assignment, err, errlen), err, errlen);
 }
 
 static void free_where(struct spec_where *w, size_t n)

@@ -471,6 +471,6 @@ out:
 
 int spec_bind(struct spec *s, const struct probe *p, char *err, size_t errlen)
 {
-	return spec_bind_as(s, p, 0, err, errlen);
+	return spec_yaml_clean_err(spec_bind_as(s, p, 0, err, errlen), err, errlen);
 }
 

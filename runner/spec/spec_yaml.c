@@ -8,6 +8,7 @@
  */
 #include "spec/spec_yaml.h"
 #include "lib/suggest.h"
+#include "lib/text.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -75,6 +76,20 @@ static int vfail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, 
 	if (n < c->errlen)
 		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
 	return -1;
+}
+
+int spec_yaml_clean_err(int rc, char *err, size_t errlen)
+{
+	if (rc != 0 && errlen > 0 && !text_printable_utf8(err)) {
+		char *shown = malloc(errlen);
+
+		if (shown) {
+			text_escape(err, shown, errlen);
+			memcpy(err, shown, errlen);
+			free(shown);
+		}
+	}
+	return rc;
 }
 
 int spec_yaml_fail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, ...)

@@ -39,6 +39,12 @@ void spec_yaml_prefix(const char *file, const char *name, char *const *ov, size_
 int spec_yaml_fail(struct spec_yaml_ctx *c, struct spec_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* rc, after escaping in err (when rc != 0) every control character and
+   byte that is not valid UTF-8 as \xNN: messages quote the user's text
+   (an override's key, a value), and a terminal would obey an ESC in it.
+   The public entry points return through this. */
+int spec_yaml_clean_err(int rc, char *err, size_t errlen);
+
 /* Load the one document in text into c->doc.  Errors: yaml syntax (with a
    friendlier message for tabs in indentation), a second document. */
 int spec_yaml_load(struct spec_yaml_ctx *c, const char *text, size_t len);

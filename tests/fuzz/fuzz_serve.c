@@ -17,7 +17,8 @@
 
 #include "serve/serve.h"
 
-static const char *const corpus[] = {
+/* used by the plain mode; libFuzzer is seeded by tools/fuzz-seeds.sh */
+static const char *const corpus[] __attribute__((unused)) = {
 	"SYSMETER 1 HELLO",
 	"SYSMETER 2 HELLO",
 	"SYSMETER 999999 HELLO",
