@@ -11,13 +11,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Does any string in j (a spec's `command:`) hold "{key}"? */
+static int mentions(json_t *j, const char *key)
+{
+	char ph[256];
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_string(j)) {
+		snprintf(ph, sizeof ph, "{%s}", key);
+		return strstr(json_string_value(j), ph) != NULL;
+	}
+	if (json_is_array(j))
+		json_array_foreach(j, i, v)
+			if (mentions(v, key))
+				return 1;
+	if (json_is_object(j))
+		json_object_foreach(j, k, v)
+			if (mentions(v, key))
+				return 1;
+	return 0;
+}
+
 json_t *report_method_params(json_t *spec)
 {
 	json_t *params = json_object_get(spec, "params"), *vals, *out = json_array(), *v;
+	json_t *command = json_object_get(spec, "command");
 	const char *key;
 	size_t i, n;
 
 	json_object_foreach(params, key, vals) {
+		/* a program's parameters are what its command line names; the
+		   others are placeholders it did not use */
+		if (json_is_object(command) && !mentions(command, key))
+			continue;
 		json_t *p = json_object();
 		char *buf = NULL;
 		size_t len = 0;
@@ -46,7 +74,26 @@ json_t *report_method_params(json_t *spec)
 	return out;
 }
 
-json_t *report_method_text(json_t *spec)
+/* Every measured point took one operation per sample (a probe with fixed
+   iterations of 1, such as a whole program's run). */
+static int one_op_per_sample(json_t *points)
+{
+	json_t *p;
+	size_t i, seen = 0;
+
+	json_array_foreach(points, i, p) {
+		json_t *it = json_object_get(p, "iterations");
+
+		if (!json_is_number(it))
+			continue;
+		if (json_number_value(it) != 1)
+			return 0;
+		seen++;
+	}
+	return seen > 0;
+}
+
+json_t *report_method_text(json_t *spec, json_t *points)
 {
 	json_t *reps = json_object_get(spec, "repetitions"), *out, *v;
 	json_t *o = json_object_get(spec, "outliers"), *e = json_object_get(spec, "estimate");
@@ -70,7 +117,14 @@ json_t *report_method_text(json_t *spec)
 	} else {
 		fputs("samples", f);
 	}
-	if (jsonutil_num(spec, "rounds") > 1)
+	/* as results/analyze.c's rounds_interval: the median of the rounds'
+	   estimates; from 5 rounds its order-statistic interval, below a
+	   t-interval */
+	if (jsonutil_num(spec, "rounds") >= 5)
+		fprintf(f, " in %.0f rounds (each a fresh process, interleaved with the other points; "
+			"the estimate is the median of the rounds' estimates, the CI its "
+			"order-statistic interval)", jsonutil_num(spec, "rounds"));
+	else if (jsonutil_num(spec, "rounds") > 1)
 		fprintf(f, " in %.0f rounds (each a fresh process, interleaved with the other points; "
 			"the CI is a t-interval over the rounds' estimates)", jsonutil_num(spec, "rounds"));
 	if (isfinite(jsonutil_num(spec, "warmup")))
@@ -81,6 +135,8 @@ json_t *report_method_text(json_t *spec)
 	v = json_object_get(spec, "iterations");
 	if (json_is_number(v))
 		fprintf(f, "; %.0f operations per sample", json_number_value(v));
+	else if (one_op_per_sample(points))	/* a probe whose op is a whole pass (a program's run) */
+		fputs("; each sample is one operation", f);
 	else if (isfinite(mst))
 		fprintf(f, "; each sample times enough operations to last %.3g ms", mst * 1e3);
 	fprintf(f, "; estimator: %s", !est ? "n/a" : strcmp(est, "trimmed_mean") == 0 ?

@@ -15,6 +15,6 @@ json_t *report_method_params(json_t *spec);
 /* "10 to 100 samples (adaptive, ...) after 3 warm-up samples; ...;
    estimator: ...; outliers: ...": repetitions, warm-up, operations per
    sample, estimator, outlier rule, subtracted baselines and CPU pinning. */
-json_t *report_method_text(json_t *spec);
+json_t *report_method_text(json_t *spec, json_t *points);
 
 #endif

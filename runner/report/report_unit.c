@@ -49,5 +49,8 @@ void report_unit_pick(const char *probe_unit, json_t *points, double tsc_hz,
 	memset(d, 0, sizeof *d);
 	d->scale = units_display(probe_unit, typical_value(points), d->label, sizeof d->label, &ns);
 	d->is_time = isfinite(ns);
-	d->cyc = d->is_time && isfinite(tsc_hz) && tsc_hz > 0 ? ns * tsc_hz / 1e9 : NAN;
+	/* cycles say something where an operation is a handful to thousands of
+	   them; a whole program's billions (shown in ms or s) say nothing its
+	   time does not */
+	d->cyc = d->is_time && ns < 1e6 && isfinite(tsc_hz) && tsc_hz > 0 ? ns * tsc_hz / 1e9 : NAN;
 }

@@ -196,3 +196,18 @@ repetitions: 4"
 	pt '[f["message"] for f in p["sanity"]]'
 	[ "$(pt 'any(f["flag"] == "probe_sanity" and "short runs" in f["message"] for f in p["sanity"])')" = true ]
 }
+
+@test "command: the report speaks of runs: no cycles, one run per sample, only the parameters the command uses" {
+	spec 'params: {n: [1, 2]}
+command: [sleep, "0.0{n}"]'
+	rm -rf "$OUT"
+	run "$RUNNER" -q -o "$OUT" --run-id t "$SPEC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	md="$OUT/t/report.md"
+	grep -q "each sample is one operation" "$md"
+	! grep -q "enough operations to last" "$md"
+	! grep -q "| cycles |" "$md"
+	grep -q '^\*\*Parameters.\*\* n = 1, 2 (swept, 2 values)\.$' "$md"
+	! grep -q "threads = \|input = \|size = " "$md"
+}
