@@ -60,8 +60,15 @@ json_t *results_load(const char *path, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
-	json_t *j = json_loadfd(fd, 0, &je);
-	close(fd);
+	/* through stdio: jansson's json_loadfd reads one byte per read(2) */
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	json_t *j = json_loadf(f, 0, &je);
+	fclose(f);
 	if (!j) {
 		/* jansson quotes the bytes it stopped at: show control characters
 		   and invalid UTF-8 as \xNN, never raw on a terminal */
