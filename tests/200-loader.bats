@@ -74,6 +74,10 @@ load_fails() {
 	load_fails name_mismatch "$msg (the file stem)"
 }
 
+@test "bad_text: a probe whose texts are not UTF-8 is refused, not half-recorded" {
+	load_fails bad_text "probe 'bad_text': its summary is not printable UTF-8"
+}
+
 @test "no_sample: a missing required hook is refused" {
 	load_fails no_sample "probe 'no_sample': required hook 'sample' missing"
 }
@@ -102,6 +106,15 @@ load_fails() {
 	where="runner: $SPECS/missing.yaml:"
 	[[ "$output" == *"$where"[0-9]*:[0-9]*": unknown probe 'no_such_probe'"* ]]
 	[ ! -e "$RES/good.json" ]
+}
+
+@test "garbled: a message of invalid UTF-8 and ESC is kept, escaped, not lost" {
+	run_with_good garbled
+	echo "$output"
+	[ "$status" -eq 1 ]
+	point_is garbled failed 'setup: bad bytes \xff\xfe and \x1b[31mred'
+	[[ "$output" != *$'\033'* ]]
+	good_is_ok
 }
 
 @test "setup_fail: the point fails with the probe's own message" {

@@ -23,6 +23,7 @@
 #include "exec/exec.h"
 #include "exec/exec_command.h"
 #include "exec/point_cgroup.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -803,12 +804,19 @@ struct parent {
 	char scratch[PATH_MAX];
 };
 
+/* A probe's text into dst: whatever bytes it wrote, what comes out is
+   valid UTF-8 without terminal controls (invalid bytes and controls other
+   than newline and tab as \xNN), so that jansson takes it (it refuses
+   invalid UTF-8, and the field would be silently lost) and a terminal
+   echoing it is not driven by it. */
 static void copy_text(char *dst, size_t len, const char *src)
 {
-	size_t n = strnlen(src, len - 1);
+	char raw[MSG_TEXT];
+	size_t n = strnlen(src, sizeof raw - 1);
 
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	memcpy(raw, src, n);
+	raw[n] = '\0';
+	text_escape_lines(raw, dst, len);
 }
 
 static void parent_msg(struct parent *pa, const struct msg *m)

@@ -26,6 +26,7 @@
  * calling process, for the point's own child (exec.c), which needs hooks.
  */
 #include "exec/loader.h"
+#include "lib/text.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -347,6 +348,36 @@ static int check_params(const char *name, const struct probe *p, char *err, size
 	return 0;
 }
 
+/* The probe's own texts go into every results file and onto the terminal:
+   each must be printable UTF-8 (jansson refuses anything else, and the
+   field would be silently lost). */
+static int check_texts(const char *name, const struct probe *p, char *err, size_t errlen)
+{
+	const char *what = NULL;
+
+#define TEXT_OK(s, w) do { if ((s) && !text_printable_utf8(s) && !what) what = (w); } while (0)
+	TEXT_OK(p->version, "version");
+	TEXT_OK(p->summary, "summary");
+	TEXT_OK(p->unit, "unit");
+	for (const struct probe_param *q = p->params; q && q->name; q++) {
+		TEXT_OK(q->name, "a parameter's name");
+		TEXT_OK(q->def, "a parameter's default");
+		TEXT_OK(q->help, "a parameter's help");
+		TEXT_OK(q->choices, "a parameter's choices");
+	}
+	for (const struct probe_metric *m = p->metrics; m && m->name; m++) {
+		TEXT_OK(m->name, "a metric's name");
+		TEXT_OK(m->unit, "a metric's unit");
+		TEXT_OK(m->help, "a metric's help");
+	}
+#undef TEXT_OK
+	if (what) {
+		snprintf(err, errlen, "probe '%s': its %s is not printable UTF-8", name, what);
+		return -1;
+	}
+	return 0;
+}
+
 /* Every check after the ABI number; returns 0 or -1 with err filled. */
 static int check_probe(const char *name, const struct probe *p, char *err, size_t errlen)
 {
@@ -374,6 +405,8 @@ static int check_probe(const char *name, const struct probe *p, char *err, size_
 			 n_metrics, PROBE_MAX_EXTRA);
 		return -1;
 	}
+	if (check_texts(name, p, err, errlen) < 0)
+		return -1;
 	return check_params(name, p, err, errlen);
 }
 

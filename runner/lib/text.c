@@ -49,7 +49,7 @@ int text_printable_utf8(const char *s)
 	return 1;
 }
 
-void text_escape(const char *s, char *buf, size_t len)
+static void escape(const char *s, char *buf, size_t len, int keep_lines)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t o = 0;
@@ -57,7 +57,7 @@ void text_escape(const char *s, char *buf, size_t len)
 	if (!len)
 		return;
 	while (*p) {
-		size_t n = char_len(p);
+		size_t n = keep_lines && (*p == '\n' || *p == '\t') ? 1 : char_len(p);
 		char esc[5];
 		const char *src = (const char *)p;
 
@@ -75,4 +75,14 @@ void text_escape(const char *s, char *buf, size_t len)
 		o += n;
 	}
 	buf[o] = '\0';
+}
+
+void text_escape(const char *s, char *buf, size_t len)
+{
+	escape(s, buf, len, 0);
+}
+
+void text_escape_lines(const char *s, char *buf, size_t len)
+{
+	escape(s, buf, len, 1);
 }

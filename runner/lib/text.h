@@ -17,4 +17,7 @@ int text_printable_utf8(const char *s);
    that is a control character or not part of valid UTF-8 as \xNN. */
 void text_escape(const char *s, char *buf, size_t len);
 
+/* The same, keeping newlines and tabs (a program's output in a message). */
+void text_escape_lines(const char *s, char *buf, size_t len);
+
 #endif
