@@ -114,3 +114,11 @@ EOF
 	printf 'name: a_b\ntitle: t\nprobe: null\nrepetitions: 3\n' >"$BATS_TEST_TMPDIR/specs/a b.yaml"
 	run -0 "$RUNNER" check "$BATS_TEST_TMPDIR/specs"
 }
+
+@test "an alias inside its own anchor is named as such, not as too deep" {
+	run -2 "$RUNNER" check --set 'every_key.estimate=&a [1, *a]' tests/fixtures/specs/good/full.yaml
+	echo "$output"
+	[[ "$output" == *"value of 'estimate' contains itself (an alias inside its own anchor)"* ]]
+	# a repeated (not nested) alias is fine
+	run -0 "$RUNNER" check --set 'every_key.params.mode=[&m a, *m]' tests/fixtures/specs/good/full.yaml
+}

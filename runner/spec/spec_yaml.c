@@ -27,7 +27,8 @@
 
 struct copy_budget {
 	long left;		/* nodes that may still be made */
-	int deep, big;		/* why a copy stopped */
+	int deep, big, cycle;	/* why a copy stopped */
+	int path[SY_MAX_DEPTH + 2];	/* node ids from the root to here */
 };
 
 yaml_node_t *spec_yaml_node(struct spec_yaml_ctx *c, int id)
@@ -355,6 +356,13 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int dep
 		b->deep = 1;
 		return 0;
 	}
+	/* an alias inside its own anchor: a node that is its own ancestor */
+	for (int i = 0; i < depth; i++)
+		if (b->path[i] == id) {
+			b->cycle = 1;
+			return 0;
+		}
+	b->path[depth] = id;
 	if (--b->left < 0) {
 		b->big = 1;
 		return 0;
@@ -432,13 +440,17 @@ static int graft(struct spec_yaml_ctx *c, char **segs, size_t nseg, yaml_documen
 			}
 			v = yaml_document_add_mapping(&c->doc, NULL, YAML_FLOW_MAPPING_STYLE);
 		} else {
-			struct copy_budget b = { SY_MAX_COPY, 0, 0 };
+			struct copy_budget b = { .left = SY_MAX_COPY };
 
 			v = copy_node(&c->doc, vdoc, vroot, 0, &b);
 			if (!v && b.big)
 				return spec_yaml_fail(c, (struct spec_pos){0, 0},
 						      "value of '%s' is too large: more than %d values once "
 						      "its aliases are expanded", path, SY_MAX_COPY);
+			if (!v && b.cycle)
+				return spec_yaml_fail(c, (struct spec_pos){0, 0},
+						      "value of '%s' contains itself (an alias inside its "
+						      "own anchor)", path);
 			if (!v && b.deep)
 				return spec_yaml_fail(c, (struct spec_pos){0, 0},
 						      "value of '%s' is nested more than %d levels deep",
