@@ -122,3 +122,10 @@ EOF
 	# a repeated (not nested) alias is fine
 	run -0 "$RUNNER" check --set 'every_key.params.mode=[&m a, *m]' tests/fixtures/specs/good/full.yaml
 }
+
+@test "an --set naming no experiment, with ESC in it, is echoed escaped" {
+	run -2 "$RUNNER" check --set "$(printf 'x\033[2J.a=1')" tests/fixtures/specs/good/full.yaml
+	echo "$output"
+	[[ "$output" == *'--set x\x1b[2J.a=1: no experiment'* ]]
+	[[ "$output" != *$'\033'* ]]
+}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "plan/plan.h"
+#include "lib/text.h"
 
 static int has_suffix(const char *s, const char *suf)
 {
@@ -157,10 +158,12 @@ static int apply_sets(struct specset *ss, const struct plan_opts *o, char *err, 
 {
 	for (size_t k = 0; k < o->n_sets; k++) {
 		const char *a = o->sets[k], *dot = strchr(a, '.'), *eq = strchr(a, '=');
-		char msg[1024];
+		char msg[1024], shown[1024];
 		int hit = 0;
+
+		text_escape(a, shown, sizeof shown);	/* echoed: never raw controls */
 		if (!dot || !eq || dot > eq || dot == a) {
-			snprintf(err, errlen, "--set %s: expected EXPERIMENT.KEY=VALUE", a);
+			snprintf(err, errlen, "--set %s: expected EXPERIMENT.KEY=VALUE", shown);
 			return -1;
 		}
 		size_t len = (size_t)(dot - a);
@@ -171,12 +174,13 @@ static int apply_sets(struct specset *ss, const struct plan_opts *o, char *err, 
 				continue;
 			hit = 1;
 			if (spec_override(&ss->specs[i], dot + 1, msg, sizeof msg) < 0) {
-				snprintf(err, errlen, "--set %s: %s", a, msg);
+				snprintf(err, errlen, "--set %s: %s", shown, msg);
 				return -1;
 			}
 		}
 		if (!hit) {
-			snprintf(err, errlen, "--set %s: no experiment '%.*s' in this run", a, (int)len, a);
+			snprintf(err, errlen, "--set %s: no experiment '%.*s' in this run", shown,
+				 (int)strcspn(shown, "."), shown);
 			return -1;
 		}
 	}
