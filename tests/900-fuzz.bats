@@ -18,12 +18,14 @@ have_libfuzzer() {
 
 @test "make fuzz: every libFuzzer target runs 3 s from its seeds without a crash, leak or timeout" {
 	have_libfuzzer || skip "clang with libFuzzer not installed (apt-get install clang libclang-rt-14-dev)"
-	run make --no-print-directory fuzz FUZZ_TIME=3 FUZZ_BUILD="$BATS_TEST_TMPDIR/build-fuzz"
+	# build-fuzz is kept between runs (incremental; a crash file left there
+	# fails the next run too, until it is looked at)
+	run make --no-print-directory fuzz FUZZ_TIME=3
 	echo "$output" | tail -40
 	[ "$status" -eq 0 ]
 	for t in tests/fuzz/*.c; do
 		n=$(basename "$t" .c)
 		[[ "$output" == *"$n"* ]] || { echo "target $n did not run"; false; }
 	done
-	! ls "$BATS_TEST_TMPDIR"/build-fuzz/fuzz/crash-* 2>/dev/null
+	! ls build-fuzz/fuzz/crash-* 2>/dev/null
 }
