@@ -100,3 +100,17 @@ fake_latexmk() {
 	[ "$(json "$OUT/t/manifest.json" 'd["exit_code"]')" = 1 ]
 	[[ "$(json "$OUT/t/manifest.json" 'd["report_error"]')" == *"latexmk exited with status 12"* ]]
 }
+
+@test "runner report: SIGTERM while the tool runs kills it and exits 130" {
+	"$RUNNER" --no-report -q -o "$OUT" --run-id t "$SPEC" >/dev/null
+	fake_latexmk "echo \$\$ >\"$BATS_TEST_TMPDIR/latexmk.pid\"; exec sleep 60"
+	"$RUNNER" report "$OUT/t" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_until 30 test -s "$BATS_TEST_TMPDIR/latexmk.pid"
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	wait_until 5 exited "$(cat "$BATS_TEST_TMPDIR/latexmk.pid")"
+}

@@ -3,6 +3,7 @@
  * no file of their own: operand checks, then a call into the module that
  * does the work.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,14 @@ static int set_front_matter(const char *run, const struct cli_opts *o)
 	return 0;
 }
 
+static volatile sig_atomic_t report_interrupted;
+
+static void on_report_signal(int sig)
+{
+	(void)sig;
+	report_interrupted = 1;
+}
+
 static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 {
 	unsigned f = o->format ? parse_formats(o->format)
@@ -164,10 +173,26 @@ static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 	int fmrc = set_front_matter(ops[0], o);
 	if (fmrc)
 		return fmrc;
+	/* Ctrl-C: the tool the report is running (its own process group, out
+	   of the terminal's reach) is killed, and the exit is 130 */
+	struct sigaction sa, old_int, old_term;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_report_signal;
+	sigemptyset(&sa.sa_mask);
+	report_interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	report_set_interrupt(&report_interrupted);
 	int r = report_render(ops[0], o->templates ? o->templates : report_default_templates(), f,
 			      o->verbose, err, sizeof err);
+	report_set_interrupt(NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (r < 0)
 		fprintf(stderr, "runner: %s\n", err);
+	if (report_interrupted)
+		return EXIT_INTERRUPTED;
 	/* A bad run folder or template is bad input; a failed write or tool
 	   is an internal error. */
 	return r == 0 ? EXIT_OK : r == REPORT_EINPUT ? EXIT_USAGE : EXIT_INTERNAL;
