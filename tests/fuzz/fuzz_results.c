@@ -238,7 +238,7 @@ static void mutate_tree(json_t *j)
 				break;
 			case 1:				/* duplicate in an array */
 				if (!key)
-					json_array_insert(j, k, json_deep_copy(child));
+					json_array_insert_new(j, k, json_deep_copy(child));
 				break;
 			default:			/* replace */
 				if (key)
