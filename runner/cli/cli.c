@@ -113,6 +113,16 @@ static unsigned parse_formats(const char *s)
 	return f;
 }
 
+void cli_front_matter(json_t *fm, const struct cli_opts *o)
+{
+	if (o->title)
+		json_object_set_new(fm, "title", json_string(o->title));
+	if (o->author)
+		json_object_set_new(fm, "author", json_string(o->author));
+	if (o->course)
+		json_object_set_new(fm, "course", json_string(o->course));
+}
+
 /* `runner report RUN --title T --author A --course C`: the front matter is
    the run's (its manifest's "report"), so a later render keeps it. */
 static int set_front_matter(const char *run, const struct cli_opts *o)
@@ -133,12 +143,7 @@ static int set_front_matter(const char *run, const struct cli_opts *o)
 		fm = json_object();
 		json_object_set_new(m, "report", fm);
 	}
-	if (o->title)
-		json_object_set_new(fm, "title", json_string(o->title));
-	if (o->author)
-		json_object_set_new(fm, "author", json_string(o->author));
-	if (o->course)
-		json_object_set_new(fm, "course", json_string(o->course));
+	cli_front_matter(fm, o);
 	rc = results_write_json(path, m, err, sizeof err);
 	json_decref(m);
 	if (rc < 0) {

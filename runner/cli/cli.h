@@ -55,6 +55,10 @@ extern const struct cli_command cli_commands[];
 /* The usage text, built from cli_commands[] and the options. */
 void cli_usage(FILE *f);
 
+/* --title/--author/--course into a manifest's "report" object fm (the
+   keys not given are left as they are). */
+void cli_front_matter(json_t *fm, const struct cli_opts *o);
+
 /* `runner --version`: "runner (sysmeter) VERSION", and the commit when the
    runner runs from a git checkout. */
 void cli_version(FILE *f);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/merge.h"
 #include "cli/rerun.h"
 #include "lib/version.h"
@@ -47,21 +48,6 @@ struct pick {
 static const char *str_at(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
-}
-
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int finished_status(const char *st)
-{
-	return st && (!strcmp(st, "ok") || !strcmp(st, "partial") || !strcmp(st, "failed") ||
-		      !strcmp(st, "skipped"));
 }
 
 /* The file's bytes (malloc'd, *len), or NULL with errno set. */
@@ -187,7 +173,7 @@ static long pick_results(struct src *srcs, size_t n, struct pick **out)
 			json_t *from = json_object_get(x, "source");
 			struct pick c = {.name = name, .s = &srcs[i], .entry = x,
 					 .time = str_at(from, "time") ? str_at(from, "time") : srcs[i].time,
-					 .finished = finished_status(str_at(x, "status"))};
+					 .finished = results_status_finished(str_at(x, "status"))};
 			size_t j;
 
 			snprintf(path, sizeof path, "%s/%s", srcs[i].dir, res ? res : "");
@@ -316,13 +302,8 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	}
 	if (!json_is_object(fm))
 		fm = json_pack("{s:n,s:n,s:n}", "title", "author", "course");
-	if (o->title)
-		json_object_set_new(fm, "title", json_string(o->title));
-	if (o->author)
-		json_object_set_new(fm, "author", json_string(o->author));
-	if (o->course)
-		json_object_set_new(fm, "course", json_string(o->course));
-	iso_now(now, sizeof now);
+	cli_front_matter(fm, o);
+	results_iso_now(now, sizeof now);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
 	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));

@@ -29,22 +29,6 @@ static const char *str_at(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* ok, partial, failed, skipped: the experiment ran to its end. */
-static int finished_status(const char *st)
-{
-	return st && (!strcmp(st, "ok") || !strcmp(st, "partial") || !strcmp(st, "failed") ||
-		      !strcmp(st, "skipped"));
-}
-
 int resume_check_experiment(const struct cli_resume *rs, size_t k, const struct spec *s)
 {
 	const json_t *me = json_array_get(json_object_get(rs->manifest, "experiments"), k);
@@ -92,7 +76,7 @@ int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
 		return -1;
 	}
 	points = json_object_get(res, "points");
-	if (finished_status(str_at(me, "status"))) {
+	if (results_status_finished(str_at(me, "status"))) {
 		*result = res;
 		json_object_set_new(json_object_get(rs->record, "kept"), s->name,
 				    json_string("finished"));
@@ -154,7 +138,7 @@ void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
 	json_t *list = json_object_get(manifest, "resumed");
 	char now[64];
 
-	iso_now(now, sizeof now);
+	results_iso_now(now, sizeof now);
 	json_object_set_new(rs->record, "finished", json_string(now));
 	json_object_set_new(rs->record, "exit_code", json_integer(exit_code));
 	if (!json_is_array(list)) {
@@ -238,7 +222,7 @@ static int resume_run(const char *run_dir, json_t *m, int force, const struct cl
 	o.resume = &rs;
 	for (int a = 0; a < base->argc; a++)
 		json_array_append_new(argv, json_string(base->argv[a]));
-	iso_now(now, sizeof now);
+	results_iso_now(now, sizeof now);
 	rs.record = json_pack("{s:s,s:O,s:O,s:{},s:{}}", "started", now, "command_line", argv,
 			      "changes", changes, "kept", "measured");
 	rc = run_main(files, n, &o);

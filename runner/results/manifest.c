@@ -15,12 +15,18 @@
 #include "results/results.h"
 #include "spec/spec.h"
 
-static void iso_now(char *buf, size_t len)
+void results_iso_now(char *buf, size_t len)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int results_status_finished(const char *st)
+{
+	return st && (!strcmp(st, "ok") || !strcmp(st, "partial") || !strcmp(st, "failed") ||
+		      !strcmp(st, "skipped"));
 }
 
 json_t *results_manifest_new(const struct results_run *o, json_t *machine)
@@ -36,7 +42,7 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 		json_array_append_new(sets, json_string(o->sets[i]));
 	for (size_t i = 0; i < o->n_filters; i++)
 		json_array_append_new(filters, json_string(o->filters[i]));
-	iso_now(started, sizeof started);
+	results_iso_now(started, sizeof started);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
 	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
@@ -109,7 +115,7 @@ void results_manifest_set_status(json_t *m, size_t k, const char *status)
 void results_manifest_finish(json_t *m, const char *status, int exit_code)
 {
 	char fin[64];
-	iso_now(fin, sizeof fin);
+	results_iso_now(fin, sizeof fin);
 	json_object_set_new(m, "finished", json_string(fin));
 	json_object_set_new(m, "status", json_string(status));
 	json_object_set_new(m, "exit_code", json_integer(exit_code));

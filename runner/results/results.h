@@ -144,4 +144,11 @@ void results_manifest_set_status(json_t *m, size_t k, const char *status);
 /* The run's end: "finished" now, "status" (complete | interrupted), exit code. */
 void results_manifest_finish(json_t *m, const char *status, int exit_code);
 
+/* Now as UTC ISO-8601 ("2026-11-23T12:00:00Z"), as manifests record it. */
+void results_iso_now(char *buf, size_t len);
+
+/* An experiment status that means it ran to its end: ok, partial, failed,
+   skipped (not pending, running or interrupted). */
+int results_status_finished(const char *st);
+
 #endif
