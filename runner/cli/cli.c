@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "results/results.h"
 #include "serve/serve.h"
+#include "lib/jsonutil.h"
 
 /* --nfs is "netns" or nfs://HOST/EXPORT; 0, or EXIT_USAGE (said). */
 static int check_nfs(const struct cli_opts *o)
@@ -116,11 +117,11 @@ static unsigned parse_formats(const char *s)
 void cli_front_matter(json_t *fm, const struct cli_opts *o)
 {
 	if (o->title)
-		json_object_set_new(fm, "title", json_string(o->title));
+		jsonutil_set(fm, "title", json_string(o->title));
 	if (o->author)
-		json_object_set_new(fm, "author", json_string(o->author));
+		jsonutil_set(fm, "author", json_string(o->author));
 	if (o->course)
-		json_object_set_new(fm, "course", json_string(o->course));
+		jsonutil_set(fm, "course", json_string(o->course));
 }
 
 /* `runner report RUN --title T --author A --course C`: the front matter is
@@ -141,7 +142,7 @@ static int set_front_matter(const char *run, const struct cli_opts *o)
 	fm = json_object_get(m, "report");
 	if (!json_is_object(fm)) {
 		fm = json_object();
-		json_object_set_new(m, "report", fm);
+		jsonutil_set(m, "report", fm);
 	}
 	cli_front_matter(fm, o);
 	rc = results_write_json(path, m, err, sizeof err);

@@ -292,10 +292,10 @@ static int match_points(struct cmp *c, size_t k)
 	json_array_foreach(json_object_get(x->rb, "points"), j, pb) {
 		point_key(pb, keys, n, kb, sizeof kb);
 		if (!(list = json_object_get(byk, kb))) {
-			if (json_object_set_new(byk, kb, list = json_array()) < 0)
+			if (jsonutil_set(byk, kb, list = json_array()) < 0)
 				goto out;
 		}
-		if (json_array_append_new(list, json_integer((json_int_t)j)) < 0)
+		if (jsonutil_append(list, json_integer((json_int_t)j)) < 0)
 			goto out;
 	}
 	json_array_foreach(json_object_get(x->ra, "points"), i, pa) {
@@ -627,9 +627,9 @@ static int write_json(const struct cmp *c, const struct tally *all, int rc, cons
 	int ok;
 
 	for (size_t i = 0; i < c->np; i++)
-		json_array_append_new(pts, point_json(c, &c->p[i]));
+		jsonutil_append(pts, point_json(c, &c->p[i]));
 	for (size_t i = 0; i < c->nx; i++)
-		json_array_append_new(exps, json_pack("{s:s, s:b, s:b, s:s?, s:b}", "name",
+		jsonutil_append(exps, json_pack("{s:s, s:b, s:b, s:s?, s:b}", "name",
 			c->x[i].name, "in_a", c->x[i].ra != NULL, "in_b", c->x[i].rb != NULL,
 			"notes", c->x[i].notes[0] ? c->x[i].notes : NULL,
 			"bigger_is_better", c->x[i].bigger_better));
@@ -647,7 +647,11 @@ static int write_json(const struct cmp *c, const struct tally *all, int rc, cons
 		      "exit_code", rc);
 	if (!j)
 		return -1;
-	if (strcmp(path, "-") == 0) {
+	if (strcmp(path, "-") == 0 && jsonutil_build_failure()) {
+		fprintf(stderr, "runner: compare: JSON not written: a value could not be built (%s)\n",
+			jsonutil_build_failure());
+		ok = 0;
+	} else if (strcmp(path, "-") == 0) {
 		ok = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 				  JSON_REAL_PRECISION(10)) == 0;
 		fputc('\n', stdout);

@@ -29,6 +29,7 @@
 #include "lib/version.h"
 #include "report/report.h"
 #include "results/results.h"
+#include "lib/jsonutil.h"
 
 struct src {
 	const char *dir;		/* as given */
@@ -223,7 +224,7 @@ static json_t *differences(const struct pick *p, size_t n, const struct src *new
 			rerun_machine_changes(json_object_get(newest->m, "machine"),
 					      json_object_get(p[i].s->m, "machine"), c);
 		json_array_foreach(c, k, msg)
-			json_array_append_new(changes, json_sprintf("%s against %s: %s",
+			jsonutil_append(changes, json_sprintf("%s against %s: %s",
 				p[i].s->dir, newest->dir, json_string_value(msg)));
 		json_decref(c);
 		for (size_t j = 0; j < i; j++) {
@@ -232,7 +233,7 @@ static json_t *differences(const struct pick *p, size_t n, const struct src *new
 			const char *sa = str_at(a, "sha256"), *sb = str_at(b, "sha256");
 
 			if (na && nb && !strcmp(na, nb) && sa && sb && strcmp(sa, sb) != 0) {
-				json_array_append_new(changes, json_sprintf(
+				jsonutil_append(changes, json_sprintf(
 					"probe '%s' differs: sha256 %.12s... in %s (%s), %.12s... in %s (%s)",
 					na, sa, p[j].s->dir, p[j].name, sb, p[i].s->dir, p[i].name));
 				break;
@@ -269,15 +270,15 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	json_t *fm = json_deep_copy(json_object_get(newest->m, "report"));
 
 	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
+		jsonutil_append(argv, json_string(o->argv[i]));
 	for (size_t i = 0; i < ns; i++) {
 		json_t *taken = json_array();
 		const char *st = str_at(srcs[i].m, "started");
 
 		for (size_t j = 0; j < np; j++)
 			if (p[j].s == &srcs[i])
-				json_array_append_new(taken, json_string(p[j].name));
-		json_array_append_new(runs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
+				jsonutil_append(taken, json_string(p[j].name));
+		jsonutil_append(runs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
 			"run", srcs[i].dir, "run_id", json_object_get(srcs[i].m, "run_id"),
 			"started", json_object_get(srcs[i].m, "started"),
 			"finished", json_object_get(srcs[i].m, "finished"),
@@ -294,8 +295,8 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 		json_t *e = json_deep_copy(p[j].entry);
 		const char *st = str_at(e, "status");
 
-		json_object_set_new(e, "source", source_of(&p[j]));
-		json_array_append_new(exps, e);
+		jsonutil_set(e, "source", source_of(&p[j]));
+		jsonutil_append(exps, e);
 		all_done &= p[j].finished;
 		any_bad |= !st || (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0);
 		quick |= json_is_true(json_object_get(json_object_get(p[j].s->m, "options"), "quick"));
@@ -306,29 +307,29 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	results_iso_now(now, sizeof now);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
-	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
-	json_object_set_new(m, "run_id", json_string(run_id));
-	json_object_set_new(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
+	jsonutil_set(m, "schema", json_string("sysmeter.manifest/1"));
+	jsonutil_set(m, "run_id", json_string(run_id));
+	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
 		"git_commit", commit ? json_string(commit) : json_null()));
 	free(commit);
-	json_object_set_new(m, "command_line", argv);
-	json_object_set_new(m, "cwd", json_string(cwd));
-	json_object_set_new(m, "seed", json_null());	/* each source has its own */
-	json_object_set_new(m, "seed_text", json_null());
-	json_object_set_new(m, "options", json_pack("{s:b,s:[],s:[],s:n,s:n,s:n}", "quick", quick,
+	jsonutil_set(m, "command_line", argv);
+	jsonutil_set(m, "cwd", json_string(cwd));
+	jsonutil_set(m, "seed", json_null());	/* each source has its own */
+	jsonutil_set(m, "seed_text", json_null());
+	jsonutil_set(m, "options", json_pack("{s:b,s:[],s:[],s:n,s:n,s:n}", "quick", quick,
 		"set", "filter", "probe_dir", "peer", "nfs"));
-	json_object_set_new(m, "started", first ? json_string(first) : json_null());
-	json_object_set_new(m, "finished", json_string(last));
-	json_object_set_new(m, "status", json_string(all_done ? "complete" : "interrupted"));
-	json_object_set_new(m, "exit_code", json_integer(!all_done ? EXIT_INTERRUPTED :
+	jsonutil_set(m, "started", first ? json_string(first) : json_null());
+	jsonutil_set(m, "finished", json_string(last));
+	jsonutil_set(m, "status", json_string(all_done ? "complete" : "interrupted"));
+	jsonutil_set(m, "exit_code", json_integer(!all_done ? EXIT_INTERRUPTED :
 							  any_bad ? EXIT_FAILED : EXIT_OK));
-	json_object_set_new(m, "origin", json_null());
-	json_object_set_new(m, "machine", json_deep_copy(json_object_get(newest->m, "machine")));
-	json_object_set_new(m, "nfs", json_deep_copy(json_object_get(newest->m, "nfs")));
-	json_object_set_new(m, "report", fm);
-	json_object_set_new(m, "merge", json_pack("{s:s,s:o,s:O}", "at", now, "runs", runs,
+	jsonutil_set(m, "origin", json_null());
+	jsonutil_set(m, "machine", json_deep_copy(json_object_get(newest->m, "machine")));
+	jsonutil_set(m, "nfs", json_deep_copy(json_object_get(newest->m, "nfs")));
+	jsonutil_set(m, "report", fm);
+	jsonutil_set(m, "merge", json_pack("{s:s,s:o,s:O}", "at", now, "runs", runs,
 						   "changes", changes));
-	json_object_set_new(m, "experiments", exps);
+	jsonutil_set(m, "experiments", exps);
 	return m;
 }
 
@@ -360,8 +361,8 @@ static int write_folder(const char *dir, const struct pick *p, size_t np, json_t
 		snprintf(to, sizeof to, "%s/results/%s.json", dir, p[j].name);
 		if (copy_file(from, to, err, errlen) < 0 || !(r = results_load(to, err, errlen)))
 			goto out;
-		json_array_append_new(all, r);
-		json_object_set_new(json_array_get(json_object_get(m, "experiments"), j), "result",
+		jsonutil_append(all, r);
+		jsonutil_set(json_array_get(json_object_get(m, "experiments"), j), "result",
 				    json_sprintf("results/%s.json", p[j].name));
 		/* the spec as read (rerun's input); the manifest's copy when the
 		   file is gone */

@@ -23,6 +23,7 @@
 #include "plan/plan.h"
 #include "results/results.h"
 #include "spec/spec.h"
+#include "lib/jsonutil.h"
 
 static const char *str_at(const json_t *o, const char *key)
 {
@@ -78,7 +79,7 @@ int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
 	points = json_object_get(res, "points");
 	if (results_status_finished(str_at(me, "status"))) {
 		*result = res;
-		json_object_set_new(json_object_get(rs->record, "kept"), s->name,
+		jsonutil_set(json_object_get(rs->record, "kept"), s->name,
 				    json_string("finished"));
 		return 1;
 	}
@@ -99,7 +100,7 @@ int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
 		kept += (size_t)n;
 	}
 	*result = res;
-	json_object_set_new(json_object_get(rs->record, "kept"), s->name,
+	jsonutil_set(json_object_get(rs->record, "kept"), s->name,
 			    json_pack("{s:I}", "rounds", (json_int_t)kept));
 	return 0;
 bad:
@@ -121,16 +122,16 @@ void resume_measured(struct cli_resume *rs, const char *experiment, size_t point
 
 	if (!e) {
 		e = json_pack("{s:[],s:i}", "points", "rounds", 0);
-		json_object_set_new(measured, experiment, e);
+		jsonutil_set(measured, experiment, e);
 	}
-	json_object_set_new(e, "rounds",
+	jsonutil_set(e, "rounds",
 			    json_integer(json_integer_value(json_object_get(e, "rounds")) + 1));
 	(void)round;
 	pts = json_object_get(e, "points");
 	json_array_foreach(pts, i, v)
 		if (json_integer_value(v) == (json_int_t)point)
 			return;
-	json_array_append_new(pts, json_integer((json_int_t)point));
+	jsonutil_append(pts, json_integer((json_int_t)point));
 }
 
 void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
@@ -139,11 +140,11 @@ void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
 	char now[64];
 
 	results_iso_now(now, sizeof now);
-	json_object_set_new(rs->record, "finished", json_string(now));
-	json_object_set_new(rs->record, "exit_code", json_integer(exit_code));
+	jsonutil_set(rs->record, "finished", json_string(now));
+	jsonutil_set(rs->record, "exit_code", json_integer(exit_code));
 	if (!json_is_array(list)) {
 		list = json_array();
-		json_object_set_new(manifest, "resumed", list);
+		jsonutil_set(manifest, "resumed", list);
 	}
 	json_array_append(list, rs->record);
 }
@@ -221,7 +222,7 @@ static int resume_run(const char *run_dir, json_t *m, int force, const struct cl
 	o.origin = NULL;
 	o.resume = &rs;
 	for (int a = 0; a < base->argc; a++)
-		json_array_append_new(argv, json_string(base->argv[a]));
+		jsonutil_append(argv, json_string(base->argv[a]));
 	results_iso_now(now, sizeof now);
 	rs.record = json_pack("{s:s,s:O,s:O,s:{},s:{}}", "started", now, "command_line", argv,
 			      "changes", changes, "kept", "measured");

@@ -30,6 +30,7 @@
 #include "spec/spec.h"
 #include "lib/suggest.h"
 #include "lib/units.h"
+#include "lib/jsonutil.h"
 
 /* One experiment of the run. */
 struct exp {
@@ -639,7 +640,7 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 	if (pi < json_array_size(points))
 		json_array_set_new(points, pi, pj);
 	else
-		json_array_append_new(points, pj);
+		jsonutil_append(points, pj);
 	r->pg.done_all++;
 	if (o->resume)
 		resume_measured(o->resume, x->spec.name, pt->index, round);
@@ -680,7 +681,7 @@ static void start_experiment(struct run *r, struct exp *x)
 		alloc_rounds(x);
 	if (!x->probe_ok) {
 		/* A broken probe fails its experiment, not the run. */
-		json_array_append_new(json_object_get(x->result, "points"),
+		jsonutil_append(json_object_get(x->result, "points"),
 				      results_failed_point(x->probe_err));
 		fprintf(stderr, "runner: %s\n", x->probe_err);
 		r->pg.done_all++;
@@ -704,7 +705,7 @@ static void run_pass(struct run *r, size_t k, int round)
 		if (x->n_rounds[pi] <= (size_t)round)	/* resume: kept rounds are not run */
 			run_round(r, x, pi, round, deps);
 	free(deps);
-	json_object_set_new(x->result, "status",
+	jsonutil_set(x->result, "status",
 			    json_string(results_status(json_object_get(x->result, "points"), interrupted)));
 	write_result(r->dir, x);
 }
@@ -725,7 +726,7 @@ static void finish_experiment(struct run *r, size_t k)
 	if (x->probe_ok && x->spec.n_findings && !cut)
 		results_findings(&x->spec, x->result, r->machine);
 	const char *st = results_status(points, cut);
-	json_object_set_new(x->result, "status", json_string(st));
+	jsonutil_set(x->result, "status", json_string(st));
 	write_result(r->dir, x);
 	if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
 		r->any_failed = 1;
@@ -772,7 +773,7 @@ static void say_stale(const char *line)
 {
 	if (!stale_quiet)
 		fprintf(stderr, "runner: %s\n", line);
-	json_array_append_new(stale_list, json_string(line));
+	jsonutil_append(stale_list, json_string(line));
 }
 
 /* Every experiment in order, until done or interrupted. */
@@ -791,7 +792,7 @@ static void run_all(struct run *r)
 	json_decref(stale_list);
 	stale_list = NULL;
 	const char *why = exec_point_cgroup_unavailable();
-	json_object_set_new(r->manifest, "point_cgroup",
+	jsonutil_set(r->manifest, "point_cgroup",
 			    why ? json_pack("{s:b,s:s}", "available", 0, "why_not", why)
 				: json_pack("{s:b}", "available", 1));
 	if (why && r->o->verbose)
@@ -880,7 +881,7 @@ static int finish(struct run *r)
 				exit_code = EXIT_INTERRUPTED;
 			else if (!exit_code)
 				exit_code = EXIT_FAILED;
-			json_object_set_new(r->manifest, "report_error", json_string(err));
+			jsonutil_set(r->manifest, "report_error", json_string(err));
 			results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete",
 						exit_code);
 			if (write_manifest(r->dir, r->manifest) < 0)

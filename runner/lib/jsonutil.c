@@ -1,6 +1,6 @@
 /*
- * jsonutil.c - tolerant getters and a file loader for the run's JSON
- * (jsonutil.h).
+ * jsonutil.c - tolerant getters, a file loader and checked insertion for
+ * the run's JSON (jsonutil.h).
  */
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
@@ -46,4 +46,54 @@ json_t *jsonutil_load(const char *path, char *msg, size_t msglen, int *missing)
 		strf(msg, msglen, "line %d column %d: %s", jerr.line, jerr.column, shown);
 	}
 	return j;
+}
+
+/* The first failure only: later ones are usually its consequences (the
+   parent that could not be built).  One runner builds its documents on one
+   thread. */
+static char build_failure[200];
+
+static int build_failed(const char *key, const char *why)
+{
+	if (!build_failure[0]) {
+		char shown[120];
+
+		text_escape(key ? key : "(array element)", shown, sizeof shown);
+		strf(build_failure, sizeof build_failure, "%s: %s", shown, why);
+	}
+	return -1;
+}
+
+int jsonutil_set(json_t *o, const char *key, json_t *v)
+{
+	if (!v) {
+		return build_failed(key, "its value could not be built (a text that is not UTF-8, "
+					 "or out of memory)");
+	}
+	if (!json_is_object(o)) {
+		json_decref(v);
+		return build_failed(key, "its object could not be built");
+	}
+	if (json_object_set_new(o, key, v) < 0)
+		return build_failed(key, "the key is not UTF-8, or out of memory");
+	return 0;
+}
+
+int jsonutil_append(json_t *a, json_t *v)
+{
+	if (!v)
+		return build_failed(NULL, "its value could not be built (a text that is not "
+					  "UTF-8, or out of memory)");
+	if (!json_is_array(a)) {
+		json_decref(v);
+		return build_failed(NULL, "its array could not be built");
+	}
+	if (json_array_append_new(a, v) < 0)
+		return build_failed(NULL, "out of memory");
+	return 0;
+}
+
+const char *jsonutil_build_failure(void)
+{
+	return build_failure[0] ? build_failure : NULL;
 }

@@ -16,6 +16,8 @@
 
 #include "machine/machine.h"
 #include "probe_time.h"
+#include "lib/jsonutil.h"
+#include "lib/text.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -59,11 +61,27 @@ static char *read_line(const char *path)
 	return strdup(buf);
 }
 
+/* Text the system gave (a file in /proc or /sys, uname): bytes, which
+   need not be UTF-8; jansson refuses those, so they are kept escaped (\xNN)
+   rather than lost. */
+static json_t *sys_text(const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (!j) {
+		char shown[1024];
+
+		text_escape(s, shown, sizeof shown);
+		j = json_string(shown);
+	}
+	return j;
+}
+
 static json_t *str_or_null(char *s)
 {
-	json_t *j = s ? json_string(s) : json_null();
+	json_t *j = s ? sys_text(s) : json_null();
 	free(s);
-	return j ? j : json_null();
+	return j;
 }
 
 /* "key : value" from /proc/cpuinfo or os-release style files. */
@@ -123,7 +141,7 @@ static json_t *caches(void)
 		CACHE_FIELD(ways, "ways_of_associativity");
 		CACHE_FIELD(shared, "shared_cpu_list");
 #undef CACHE_FIELD
-		json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}",
+		jsonutil_append(arr, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}",
 			"level", atoi(level),
 			"type", str_or_null(type),
 			"size_bytes", size ? json_integer((json_int_t)sysfs_size(size)) : json_null(),
@@ -155,7 +173,7 @@ static json_t *virtualization(void)
 		 vendor ? "; " : "", vendor ? vendor : "", product ? " " : "", product ? product : "");
 	free(vendor);
 	free(product);
-	return json_string(buf);
+	return sys_text(buf);
 }
 
 /* THP: "always [madvise] never" -> "madvise". */
@@ -166,7 +184,7 @@ static json_t *bracketed(const char *path)
 		return json_null();
 	if ((a = strchr(s, '[')) && (b = strchr(a, ']'))) {
 		*b = 0;
-		json_t *j = json_string(a + 1);
+		json_t *j = sys_text(a + 1);
 		free(s);
 		return j;
 	}
@@ -228,7 +246,7 @@ static json_t *first_nic(void)
 	snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", best, dname[0] ? " (" : "", dname,
 		 dname[0] ? ")" : "", known ? ", " : "", known ? speed : "", known ? " Mb/s" : "");
 	free(speed);
-	return json_string(buf);
+	return sys_text(buf);
 }
 
 static json_t *root_disk(void)
@@ -251,7 +269,7 @@ static json_t *root_disk(void)
 		free(rot);
 		free(model);
 		free(sectors);
-		return json_string(buf);
+		return sys_text(buf);
 	}
 	return json_null();
 }
@@ -269,9 +287,7 @@ static json_t *cmdline(void)
 	fclose(f);
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	json_t *j = json_string(buf);	/* NULL for text that is not UTF-8 */
-
-	return j ? j : json_null();
+	return sys_text(buf);
 }
 
 /* SMT as the kernel reports it: control (on, off, forceoff, notsupported,
@@ -311,7 +327,7 @@ static json_t *vulnerabilities(void)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		json_object_set_new(j, e->d_name, str_or_null(read_line(path)));
+		jsonutil_set(j, e->d_name, str_or_null(read_line(path)));
 	}
 	closedir(d);
 	return j;
@@ -342,49 +358,49 @@ json_t *machine_describe(double tsc_hz)
 
 	uname(&u);
 	gethostname(host, sizeof host - 1);
-	json_object_set_new(m, "hostname", json_string(host));
-	json_object_set_new(m, "os", str_or_null(find_field("/etc/os-release", "PRETTY_NAME", '=')));
+	jsonutil_set(m, "hostname", sys_text(host));
+	jsonutil_set(m, "os", str_or_null(find_field("/etc/os-release", "PRETTY_NAME", '=')));
 	char kern[600];
 	snprintf(kern, sizeof kern, "%s %s %s", u.sysname, u.release, u.version);
-	json_object_set_new(m, "kernel", json_string(kern));
-	json_object_set_new(m, "arch", json_string(u.machine));
-	json_object_set_new(m, "cpu_model", str_or_null(find_field("/proc/cpuinfo", "model name", ':')));
-	json_object_set_new(m, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_set_new(m, "cpus_configured", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
-	json_object_set_new(m, "tsc_hz", json_real(tsc_hz));
-	json_object_set_new(m, "tsc_source",
+	jsonutil_set(m, "kernel", sys_text(kern));
+	jsonutil_set(m, "arch", sys_text(u.machine));
+	jsonutil_set(m, "cpu_model", str_or_null(find_field("/proc/cpuinfo", "model name", ':')));
+	jsonutil_set(m, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	jsonutil_set(m, "cpus_configured", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
+	jsonutil_set(m, "tsc_hz", json_real(tsc_hz));
+	jsonutil_set(m, "tsc_source",
 			    json_string(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));
-	json_object_set_new(m, "caches", caches());
+	jsonutil_set(m, "caches", caches());
 	if (sysinfo(&si) == 0)
-		json_object_set_new(m, "memory_bytes", json_integer((json_int_t)si.totalram * si.mem_unit));
+		jsonutil_set(m, "memory_bytes", json_integer((json_int_t)si.totalram * si.mem_unit));
 	else
-		json_object_set_new(m, "memory_bytes", json_null());
+		jsonutil_set(m, "memory_bytes", json_null());
 #ifdef __VERSION__
-	json_object_set_new(m, "compiler", json_string("gcc " __VERSION__));
+	jsonutil_set(m, "compiler", json_string("gcc " __VERSION__));
 #else
-	json_object_set_new(m, "compiler", json_null());
+	jsonutil_set(m, "compiler", json_null());
 #endif
-	json_object_set_new(m, "governor",
+	jsonutil_set(m, "governor",
 			    str_or_null(read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
-	json_object_set_new(m, "boost", boost());
+	jsonutil_set(m, "boost", boost());
 	char *aslr = read_line("/proc/sys/kernel/randomize_va_space");
-	json_object_set_new(m, "aslr", aslr ? json_string(strcmp(aslr, "0") == 0 ? "off" :
+	jsonutil_set(m, "aslr", aslr ? json_string(strcmp(aslr, "0") == 0 ? "off" :
 					strcmp(aslr, "1") == 0 ? "partial (1)" : "full (2)") : json_null());
 	free(aslr);
-	json_object_set_new(m, "thp", bracketed("/sys/kernel/mm/transparent_hugepage/enabled"));
-	json_object_set_new(m, "virtualization", virtualization());
+	jsonutil_set(m, "thp", bracketed("/sys/kernel/mm/transparent_hugepage/enabled"));
+	jsonutil_set(m, "virtualization", virtualization());
 	if (getloadavg(load, 3) == 3)
-		json_object_set_new(m, "load_avg", json_pack("[f,f,f]", load[0], load[1], load[2]));
+		jsonutil_set(m, "load_avg", json_pack("[f,f,f]", load[0], load[1], load[2]));
 	else
-		json_object_set_new(m, "load_avg", json_null());
-	json_object_set_new(m, "disk", root_disk());
-	json_object_set_new(m, "nic", first_nic());
-	json_object_set_new(m, "privileged", json_boolean(geteuid() == 0));
-	json_object_set_new(m, "cmdline", cmdline());
-	json_object_set_new(m, "clocksource",
+		jsonutil_set(m, "load_avg", json_null());
+	jsonutil_set(m, "disk", root_disk());
+	jsonutil_set(m, "nic", first_nic());
+	jsonutil_set(m, "privileged", json_boolean(geteuid() == 0));
+	jsonutil_set(m, "cmdline", cmdline());
+	jsonutil_set(m, "clocksource",
 		str_or_null(read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource")));
-	json_object_set_new(m, "smt", smt());
-	json_object_set_new(m, "vulnerabilities", vulnerabilities());
+	jsonutil_set(m, "smt", smt());
+	jsonutil_set(m, "vulnerabilities", vulnerabilities());
 	return m;
 }

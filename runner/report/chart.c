@@ -64,7 +64,7 @@ static json_t *swept_params(json_t *result)
 
 	json_object_foreach(params, key, vals)
 		if (json_is_array(vals) && json_array_size(vals) > 1)
-			json_array_append_new(out, json_string(key));
+			jsonutil_append(out, json_string(key));
 	return out;
 }
 
@@ -163,7 +163,7 @@ static void choose_axes(struct chart *c)
 		c->xname = json_string_value(json_array_get(c->swept, 0));
 	/* series: the spec's parameter, else every other swept parameter */
 	if (jsonutil_str(c->cspec, "series")) {
-		json_array_append_new(c->series_params, json_string(jsonutil_str(c->cspec, "series")));
+		jsonutil_append(c->series_params, json_string(jsonutil_str(c->cspec, "series")));
 	} else {
 		json_array_foreach(c->swept, i, v)
 			if (!c->xname || strcmp(json_string_value(v), c->xname) != 0)
@@ -221,7 +221,7 @@ static int intern(json_t *arr, const char *s)
 
 	if (k >= 0)
 		return k;
-	json_array_append_new(arr, json_string(s));
+	jsonutil_append(arr, json_string(s));
 	return (int)json_array_size(arr) - 1;
 }
 
@@ -393,8 +393,8 @@ static json_t *make_xtics(const struct chart *c)
 			json_t *t = json_object();
 
 			json_object_set(t, "label", v);
-			json_object_set_new(t, "pos", jfmt((double)i));
-			json_array_append_new(xtics, t);
+			jsonutil_set(t, "pos", jfmt((double)i));
+			jsonutil_append(xtics, t);
 		}
 		return xtics;
 	}
@@ -426,9 +426,9 @@ static json_t *make_xtics(const struct chart *c)
 		json_t *t = json_object();
 
 		tick_label(c->xtype, xs[i], lbl, sizeof lbl);
-		json_object_set_new(t, "label", json_string(lbl));
-		json_object_set_new(t, "pos", jfmt(xs[i]));
-		json_array_append_new(xtics, t);
+		jsonutil_set(t, "label", json_string(lbl));
+		jsonutil_set(t, "pos", jfmt(xs[i]));
+		jsonutil_append(xtics, t);
 	}
 	free(xs);
 	return xtics;
@@ -487,37 +487,37 @@ static json_t *chart_view(const struct chart *c, json_t *xtics)
 		return NULL;
 	}
 	for (size_t j = 0; j < (size_t)c->nseries; j++)
-		json_array_append_new(sview, json_pack("{s:I,s:s}", "index", (json_int_t)j, "title",
+		jsonutil_append(sview, json_pack("{s:I,s:s}", "index", (json_int_t)j, "title",
 			json_string_value(json_array_get(c->series_names, j))));
 	static const char *const files[][2] = {
 		{"data", "dat"}, {"script", "gp"}, {"png", "png"}, {"pdf", "pdf"} };
 	for (size_t k = 0; k < 4; k++) {
 		snprintf(name, sizeof name, "charts/%s.%s", rq->base, files[k][1]);
-		json_object_set_new(view, files[k][0], json_string(name));
+		jsonutil_set(view, files[k][0], json_string(name));
 	}
-	json_object_set_new(view, "want_png", json_boolean(rq->png));
-	json_object_set_new(view, "want_pdf", json_boolean(rq->pdf));
-	json_object_set_new(view, "experiment", json_string(c->exp_name));
-	json_object_set_new(view, "title", json_string(title ? title : rtitle ? rtitle : c->exp_name));
-	json_object_set_new(view, "xlabel", json_string(xlabel ? xlabel : c->xname ? c->xname : ""));
-	json_object_set_new(view, "ylabel", ylabel ? json_string(ylabel) : default_ylabel(c));
-	json_object_set_new(view, "logx", isfinite(c->logx) && c->logx > 1 ? jfmt(c->logx) : json_null());
-	json_object_set_new(view, "logy", isfinite(c->logy) && c->logy > 1 ? jfmt(c->logy) : json_null());
+	jsonutil_set(view, "want_png", json_boolean(rq->png));
+	jsonutil_set(view, "want_pdf", json_boolean(rq->pdf));
+	jsonutil_set(view, "experiment", json_string(c->exp_name));
+	jsonutil_set(view, "title", json_string(title ? title : rtitle ? rtitle : c->exp_name));
+	jsonutil_set(view, "xlabel", json_string(xlabel ? xlabel : c->xname ? c->xname : ""));
+	jsonutil_set(view, "ylabel", ylabel ? json_string(ylabel) : default_ylabel(c));
+	jsonutil_set(view, "logx", isfinite(c->logx) && c->logx > 1 ? jfmt(c->logx) : json_null());
+	jsonutil_set(view, "logy", isfinite(c->logy) && c->logy > 1 ? jfmt(c->logy) : json_null());
 	/* a bar or two need no full-width picture */
 	int small = c->categorical && json_array_size(c->categories) * c->nseries <= 2;
-	json_object_set_new(view, "png_size", json_string(small ? "640,380" : "960,560"));
-	json_object_set_new(view, "pdf_size", json_string(small ? "4.2in,2.5in" : "6.2in,3.5in"));
-	json_object_set_new(view, "bar", json_boolean(c->bar));
-	json_object_set_new(view, "line", json_boolean(!c->bar));
-	json_object_set_new(view, "categorical", json_boolean(c->categorical));
-	json_object_set_new(view, "xmin", jfmt(c->categorical ? -0.6 : c->xmin));
-	json_object_set_new(view, "xmax", jfmt(c->categorical ?
+	jsonutil_set(view, "png_size", json_string(small ? "640,380" : "960,560"));
+	jsonutil_set(view, "pdf_size", json_string(small ? "4.2in,2.5in" : "6.2in,3.5in"));
+	jsonutil_set(view, "bar", json_boolean(c->bar));
+	jsonutil_set(view, "line", json_boolean(!c->bar));
+	jsonutil_set(view, "categorical", json_boolean(c->categorical));
+	jsonutil_set(view, "xmin", jfmt(c->categorical ? -0.6 : c->xmin));
+	jsonutil_set(view, "xmax", jfmt(c->categorical ?
 		(double)json_array_size(c->categories) - 0.4 : c->xmax));
-	json_object_set_new(view, "xtics", xtics);
-	json_object_set_new(view, "rotate_xtics", json_boolean(json_array_size(xtics) > 8));
-	json_object_set_new(view, "series", sview);
-	json_object_set_new(view, "key", json_boolean(c->nseries > 1));
-	json_object_set_new(view, "key_title", key_title(c));
+	jsonutil_set(view, "xtics", xtics);
+	jsonutil_set(view, "rotate_xtics", json_boolean(json_array_size(xtics) > 8));
+	jsonutil_set(view, "series", sview);
+	jsonutil_set(view, "key", json_boolean(c->nseries > 1));
+	jsonutil_set(view, "key_title", key_title(c));
 	return view;
 }
 

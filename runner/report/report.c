@@ -179,6 +179,12 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 			REPORT_EINPUT : REPORT_EFAIL;
 		goto out;
 	}
+	if (jsonutil_build_failure()) {
+		strf(err, errlen, "run '%s': the report's data could not be built (%s)", run_dir,
+		     jsonutil_build_failure());
+		ret = REPORT_EFAIL;
+		goto out;
+	}
 	report_view_put(view, "charts_drawn", json_boolean(rm.have_gnuplot && (rm.formats & REPORT_CHARTS)));
 
 	if ((rm.formats & REPORT_MD) &&

@@ -134,7 +134,7 @@ json_t *report_beside_view(const char *run, json_t *res, json_t *swept,
 			json_t *v = json_object_get(json_object_get(p, "params_text"),
 						    json_string_value(sw));
 
-			json_array_append_new(vals, json_pack("{s:o}", "value",
+			jsonutil_append(vals, json_pack("{s:o}", "value",
 				report_view_line(json_is_string(v) ? json_string_value(v) : "?")));
 		}
 		report_view_put(row, "swept", vals);
@@ -145,7 +145,7 @@ json_t *report_beside_view(const char *run, json_t *res, json_t *swept,
 							      : report_view_str("–"));
 		report_view_put(row, "vs_predicted", isfinite(pred) ? report_view_num(e / pred)
 								 : report_view_str("–"));
-		json_array_append_new(rows, row);
+		jsonutil_append(rows, row);
 		if (e > 0 && local > 0) {
 			logsum += log(e / local);
 			n++;

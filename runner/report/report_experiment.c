@@ -57,8 +57,8 @@ static json_t *filesystems_view(json_t *points)
 		strf(key, sizeof key, "%s|%s", mnt, jsonutil_str(fs, "source") ? jsonutil_str(fs, "source") : "");
 		if (json_object_get(seen, key))
 			continue;
-		json_object_set_new(seen, key, json_true());
-		json_array_append_new(out, json_pack("{s:o}", "text", report_view_strf(
+		jsonutil_set(seen, key, json_true());
+		jsonutil_append(out, json_pack("{s:o}", "text", report_view_strf(
 			"%s, %s at %s (%s)%s%s", jsonutil_str(fs, "type") ? jsonutil_str(fs, "type") : "?",
 			jsonutil_str(fs, "source") ? jsonutil_str(fs, "source") : "?", mnt,
 			jsonutil_str(fs, "options") ? jsonutil_str(fs, "options") : "",
@@ -141,7 +141,7 @@ static void unique_base(struct report_model *rm, const char *name, char *base, s
 		report_view_safe_name(name, b2, sizeof b2 - 12);
 		strf(base, len, "%s-%zu", b2, i);
 	}
-	json_object_set_new(rm->bases, base, json_true());
+	jsonutil_set(rm->bases, base, json_true());
 }
 
 /* Title, group, status, unit, probe, method, parameters and swept names:
@@ -195,7 +195,7 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 		json_t *c = json_object();
 
 		report_view_put(c, "name", report_view_str(json_string_value(n)));
-		json_array_append_new(arr, c);
+		jsonutil_append(arr, c);
 	}
 	report_view_put(e, "swept", arr);
 	report_view_put(e, "n_swept", report_view_strf("%zu", json_array_size(swept)));

@@ -95,7 +95,7 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 		report_view_put(k, "series", sparam && !strchr(key, '=') ?
 			 report_view_strf("%s=%s", sparam, key) : report_view_line(key));
 		json_array_foreach(json_object_get(s, "levels"), i, lvl)
-			json_array_append_new(rows, level_row(lvl, sysfs, d));
+			jsonutil_append(rows, level_row(lvl, sysfs, d));
 		json_array_foreach(json_object_get(s, "missing"), i, lvl) {
 			json_t *r = json_object();
 
@@ -106,7 +106,7 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "sysfs", report_view_size(jsonutil_num(lvl, "size_bytes")));
 			report_view_put(r, "note", report_view_str("no plateau of its own on this curve"));
-			json_array_append_new(rows, r);
+			jsonutil_append(rows, r);
 		}
 		if (json_is_false(json_object_get(s, "memory_reached")) && json_array_size(rows)) {
 			json_t *r = json_object();
@@ -119,7 +119,7 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 			report_view_put(r, "sysfs", report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "note", report_view_str("no plateau at DRAM latency (50 ns or more) "
 								   "within the sizes measured"));
-			json_array_append_new(rows, r);
+			jsonutil_append(rows, r);
 		}
 		if (json_array_size(rows) == 0) {
 			json_t *r = json_object();
@@ -131,10 +131,10 @@ json_t *report_knees_view(json_t *knees, json_t *spec, const struct report_unit 
 			report_view_put(r, "cycles", report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "sysfs", vsysfs_all(sysfs));
 			report_view_put(r, "note", report_view_str(""));
-			json_array_append_new(rows, r);
+			jsonutil_append(rows, r);
 		}
 		report_view_put(k, "rows", rows);
-		json_array_append_new(out, k);
+		jsonutil_append(out, k);
 	}
 	json_decref(swept);
 	return out;

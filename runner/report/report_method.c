@@ -69,7 +69,7 @@ json_t *report_method_params(json_t *spec)
 		report_view_put(p, "swept", json_boolean(n > 1));
 		report_view_put(p, "count", report_view_strf("%zu", n));
 		free(buf);
-		json_array_append_new(out, p);
+		jsonutil_append(out, p);
 	}
 	return out;
 }

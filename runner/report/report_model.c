@@ -56,7 +56,7 @@ static json_t *make_groups(json_t *by_group, json_t *group_order)
 		report_view_put(g, "title", report_view_line(title));
 		report_view_put(g, "anchor", report_view_strf("group-%s", anchor));
 		report_view_put(g, "experiments", json_incref(list));
-		json_array_append_new(groups, g);
+		jsonutil_append(groups, g);
 	}
 	return groups;
 }
@@ -115,11 +115,11 @@ static json_t *build(struct report_model *rm, json_t *man)
 		counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "partial") ? 1 : !strcmp(st, "skipped") ? 3 :
 		       !strcmp(st, "interrupted") ? 4 : 2]++;
 		if (!json_object_get(by_group, gname)) {
-			json_object_set_new(by_group, gname, json_array());
-			json_array_append_new(group_order, json_string(gname));
+			jsonutil_set(by_group, gname, json_array());
+			jsonutil_append(group_order, json_string(gname));
 		}
 		json_array_append(json_object_get(by_group, gname), e);
-		json_array_append_new(all, e);
+		jsonutil_append(all, e);
 	}
 	groups = make_groups(by_group, group_order);
 	summary = sort_summary(summary, groups);

@@ -18,7 +18,7 @@ json_t *report_points_swept(json_t *spec)
 
 	json_object_foreach(params, key, vals)
 		if (json_array_size(vals) > 1)
-			json_array_append_new(out, json_string(key));
+			jsonutil_append(out, json_string(key));
 	return out;
 }
 
@@ -73,7 +73,7 @@ static json_t *swept_cells(json_t *pt, json_t *swept)
 		const char *t = jsonutil_str(json_object_get(pt, "params_text"), json_string_value(n));
 
 		report_view_put(c, "value", report_view_line(t ? t : "?"));
-		json_array_append_new(cells, c);
+		jsonutil_append(cells, c);
 	}
 	return cells;
 }
@@ -150,7 +150,7 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 			report_view_put(pr, "point", json_incref(label));
 			report_view_put(pr, "status", report_view_str(status ? status : "unknown"));
 			report_view_put(pr, "reason", report_view_line(reason ? reason : "no reason recorded"));
-			json_array_append_new(problems, pr);
+			jsonutil_append(problems, pr);
 		}
 		if (json_is_object(pred) && isfinite(pv)) {
 			json_t *r = json_object();
@@ -168,7 +168,7 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 							      : report_view_str(REPORT_VIEW_DASH));
 			report_view_put(r, "measured", report_view_num_unit(jsonutil_num(pt, "estimate") * d->scale,
 									 d->label));
-			json_array_append_new(preds, r);
+			jsonutil_append(preds, r);
 		}
 		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
 			json_t *r = json_object();
@@ -176,9 +176,9 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 			report_view_put(r, "point", json_incref(label));
 			report_view_put(r, "flag", report_view_line(jsonutil_str(flag, "flag")));
 			report_view_put(r, "message", report_view_line(jsonutil_str(flag, "message")));
-			json_array_append_new(sanity, r);
+			jsonutil_append(sanity, r);
 		}
-		json_array_append_new(pts, p);
+		jsonutil_append(pts, p);
 	}
 	report_view_put(e, "points", pts);
 	report_view_put(e, "has_table", json_boolean(n_ok > 0));
@@ -243,7 +243,7 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 		report_view_put(v, "unit", report_view_line(unit));
 		report_view_put(v, "header", unit && *unit ? report_view_strf("%s (%s)", name, unit) : report_view_line(name));
 		report_view_put(v, "help", report_view_line(help));
-		json_array_append_new(metrics, v);
+		jsonutil_append(metrics, v);
 		if (whole)
 			whole[i] = metric_is_whole(points, name);
 		n_metrics++;
@@ -264,12 +264,12 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 			/* without the flags (no memory), 3 significant digits */
 			report_view_put(c, "value", isfinite(v) && whole && whole[j] ?
 				 report_view_strf("%.0f", v == 0 ? 0.0 : v) : report_view_num(v));
-			json_array_append_new(values, c);
+			jsonutil_append(values, c);
 		}
 		report_view_put(r, "label", report_view_line(label ? label : ""));
 		report_view_put(r, "swept", swept_cells(pt, swept));
 		report_view_put(r, "values", values);
-		json_array_append_new(rows, r);
+		jsonutil_append(rows, r);
 		free(label);
 	}
 	free(whole);

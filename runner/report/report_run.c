@@ -95,7 +95,7 @@ static void machine_row(json_t *rows, const char *label, json_t *value)
 
 	report_view_put(r, "label", report_view_str(label));
 	report_view_put(r, "value", value);
-	json_array_append_new(rows, r);
+	jsonutil_append(rows, r);
 }
 
 /* "Intel ... (8 CPUs online of 16)", or the model alone when the counts

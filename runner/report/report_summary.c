@@ -31,7 +31,7 @@ static void summary_row(json_t *summary, const char *operation, const char *anch
 	report_view_put(r, "cycles", cycles);
 	report_view_put(r, "ci", ci ? ci : report_view_str(REPORT_VIEW_DASH));
 	report_view_put(r, "ratio", ratio ? ratio : report_view_str(REPORT_VIEW_DASH));
-	json_array_append_new(summary, r);
+	jsonutil_append(summary, r);
 }
 
 /* The rows of the levels found as knees (from e's view of them); returns

@@ -5,6 +5,7 @@
 #include "report/report_view.h"
 #include "lib/strf.h"
 #include "lib/units.h"
+#include "lib/jsonutil.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -36,7 +37,7 @@ json_t *report_view_strf(const char *fmt, ...)
 
 void report_view_put(json_t *o, const char *key, json_t *v)
 {
-	json_object_set_new(o, key, v ? v : json_null());
+	jsonutil_set(o, key, v ? v : json_null());
 }
 
 static char *one_line(const char *s)

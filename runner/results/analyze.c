@@ -22,6 +22,7 @@
 #include "spec/spec.h"
 #include "stats/stats.h"
 #include "lib/units.h"
+#include "lib/jsonutil.h"
 
 static const char *est_name(enum spec_estimator e)
 {
@@ -44,7 +45,7 @@ json_t *results_params(const struct spec *s, const struct plan_point *pt, int as
 			j = json_integer((json_int_t)llround(v->num));
 		else
 			j = results_num(v->num);
-		json_object_set_new(o, pp[a].name, j);
+		jsonutil_set(o, pp[a].name, j);
 	}
 	return o;
 }
@@ -69,7 +70,7 @@ static void flag(json_t *sanity, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	json_array_append_new(sanity, json_pack("{s:s,s:s}", "flag", name, "message", msg));
+	jsonutil_append(sanity, json_pack("{s:s,s:s}", "flag", name, "message", msg));
 }
 
 /* Does a `where:` clause select this point?  Numbers compare with a
@@ -387,7 +388,7 @@ static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps
 			if (isfinite(half))
 				prop_var += half * half;
 		}
-		json_array_append_new(subs, json_pack("{s:s,s:o,s:s,s:o}", "experiment", s->subtract[d],
+		jsonutil_append(subs, json_pack("{s:s,s:o,s:s,s:o}", "experiment", s->subtract[d],
 			"value", results_num(v), "method", same ? "same_round" : "propagated",
 			"ci_half_width", results_num(same ? NAN : half)));
 	}
@@ -409,10 +410,10 @@ static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps
 		c->hi_sub = c->est_sub + sqrt(b * b + prop_var);
 	}
 	c->total_sub = c->est - c->est_sub;
-	json_object_set_new(o, "estimator", json_string(est_name(s->estimate)));
-	json_object_set_new(o, "subtracted", subs);
-	json_object_set_new(o, "ci_level", json_real(c->level));
-	json_object_set_new(o, "stats", summary_json(&c->sum));
+	jsonutil_set(o, "estimator", json_string(est_name(s->estimate)));
+	jsonutil_set(o, "subtracted", subs);
+	jsonutil_set(o, "ci_level", json_real(c->level));
+	jsonutil_set(o, "stats", summary_json(&c->sum));
 }
 
 /* 5. ok, partial, failed (no number), skipped, timeout, interrupted. */
@@ -474,8 +475,8 @@ static json_t *samples_json(const struct point_ctx *c)
 			const struct sample_rec *sr = &c->rd[r].samples[i];
 			json_t *ex = json_object();
 			for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
-				json_object_set_new(ex, c->p->metrics[m].name, results_num(sr->extra[m]));
-			json_array_append_new(samples, json_pack("{s:o,s:i,s:b,s:b,s:b,s:o,s:o}",
+				jsonutil_set(ex, c->p->metrics[m].name, results_num(sr->extra[m]));
+			jsonutil_append(samples, json_pack("{s:o,s:i,s:b,s:b,s:b,s:o,s:o}",
 				"value", results_num(sr->value), "round", (int)r, "warmup", sr->warmup,
 				"valid", sr->valid, "outlier", sr->outlier, "extra", ex,
 				"note", sr->note[0] ? json_string(sr->note) : json_null()));
@@ -489,7 +490,7 @@ static json_t *rounds_json(const struct point_ctx *c)
 
 	for (size_t r = 0; r < c->nr; r++) {
 		const struct point_result *rd = &c->rd[r];
-		json_array_append_new(a, json_pack("{s:i,s:o,s:o,s:I,s:I,s:I,s:o,s:o,s:s,s:o,s:i,s:o,s:o}",
+		jsonutil_append(a, json_pack("{s:i,s:o,s:o,s:I,s:I,s:I,s:o,s:o,s:s,s:o,s:i,s:o,s:o}",
 			"round", (int)r, "estimate", results_num(c->e_sub[r]),
 			"estimate_raw", results_num(c->e_raw[r]), "n", (json_int_t)c->n_r[r],
 			"n_invalid", (json_int_t)c->inv_r[r], "n_outliers", (json_int_t)c->out_r[r],
@@ -513,10 +514,10 @@ static void put_run(struct point_ctx *c)
 
 	for (size_t i = 0; i < c->nr; i++)
 		elapsed += c->rd[i].elapsed_s;
-	json_object_set_new(o, "status", json_string(exec_status_name(c->status)));
-	json_object_set_new(o, "reason", c->reason[0] ? json_string(c->reason) : json_null());
-	json_object_set_new(o, "iterations", json_integer((json_int_t)r->iterations));
-	json_object_set_new(o, "placement", json_pack("{s:o,s:o,s:b,s:o,s:o,s:b,s:o}",
+	jsonutil_set(o, "status", json_string(exec_status_name(c->status)));
+	jsonutil_set(o, "reason", c->reason[0] ? json_string(c->reason) : json_null());
+	jsonutil_set(o, "iterations", json_integer((json_int_t)r->iterations));
+	jsonutil_set(o, "placement", json_pack("{s:o,s:o,s:b,s:o,s:o,s:b,s:o}",
 		"cpu_requested", r->cpu_requested >= 0 ? json_integer(r->cpu_requested) : json_null(),
 		"cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null(),
 		"pinned", r->pinned,
@@ -524,15 +525,15 @@ static void put_run(struct point_ctx *c)
 		"priority", json_integer(r->priority),
 		"priority_applied", r->prio_applied,
 		"note", r->placement_note[0] ? json_string(r->placement_note) : json_null()));
-	json_object_set_new(o, "rounds_planned", json_integer(c->planned));
-	json_object_set_new(o, "n_rounds", json_integer((json_int_t)c->k_est));
-	json_object_set_new(o, "between_round_cv", results_num(c->planned >= 2 ? c->between_cv : NAN));
-	json_object_set_new(o, "rounds", rounds_json(c));
-	json_object_set_new(o, "samples", samples_json(c));
-	json_object_set_new(o, "n", json_integer((json_int_t)c->nk));
-	json_object_set_new(o, "n_outliers", json_integer((json_int_t)c->n_out));
-	json_object_set_new(o, "n_invalid", json_integer((json_int_t)c->n_invalid));
-	json_object_set_new(o, "elapsed_s", results_num(elapsed));
+	jsonutil_set(o, "rounds_planned", json_integer(c->planned));
+	jsonutil_set(o, "n_rounds", json_integer((json_int_t)c->k_est));
+	jsonutil_set(o, "between_round_cv", results_num(c->planned >= 2 ? c->between_cv : NAN));
+	jsonutil_set(o, "rounds", rounds_json(c));
+	jsonutil_set(o, "samples", samples_json(c));
+	jsonutil_set(o, "n", json_integer((json_int_t)c->nk));
+	jsonutil_set(o, "n_outliers", json_integer((json_int_t)c->n_out));
+	jsonutil_set(o, "n_invalid", json_integer((json_int_t)c->n_invalid));
+	jsonutil_set(o, "elapsed_s", results_num(elapsed));
 }
 
 /* The numbers, or none for a point that did not succeed. */
@@ -543,11 +544,11 @@ static void put_numbers(struct point_ctx *c)
 
 	if (!has)
 		c->method = NULL;
-	json_object_set_new(o, "estimate", results_num(has ? c->est_sub : NAN));
-	json_object_set_new(o, "estimate_raw", results_num(has ? c->est : NAN));
-	json_object_set_new(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub),
+	jsonutil_set(o, "estimate", results_num(has ? c->est_sub : NAN));
+	jsonutil_set(o, "estimate_raw", results_num(has ? c->est : NAN));
+	jsonutil_set(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub),
 							     results_num(c->hi_sub)) : json_null());
-	json_object_set_new(o, "ci_method", c->method ? json_string(c->method) : json_null());
+	jsonutil_set(o, "ci_method", c->method ? json_string(c->method) : json_null());
 	if (!has)
 		c->est_sub = c->est = NAN;
 }
@@ -558,11 +559,11 @@ static void put_cycles(struct point_ctx *c)
 	double ns_per_unit;
 
 	if (!units_is_time(c->p->unit, &ns_per_unit) || !(c->tsc_hz > 0)) {
-		json_object_set_new(c->o, "cycles", json_null());
+		jsonutil_set(c->o, "cycles", json_null());
 		return;
 	}
 	double k = ns_per_unit * c->tsc_hz / 1e9;
-	json_object_set_new(c->o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
+	jsonutil_set(c->o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
 		"estimate", results_num(c->est_sub * k),
 		"ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub * k),
 					    results_num(c->hi_sub * k)) : json_null(),
@@ -583,12 +584,12 @@ static void put_extra(struct point_ctx *c)
 				ev[ne++] = c->map[i]->extra[m];
 		struct stats_summary es;
 		stats_summarise(ev, ne, &es);
-		json_object_set_new(extra, c->p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
+		jsonutil_set(extra, c->p->metrics[m].name, json_pack("{s:o,s:o,s:o,s:o,s:o}",
 			"mean", results_num(es.mean), "median", results_num(es.median),
 			"std", results_num(es.std), "min", results_num(es.min), "max", results_num(es.max)));
 		free(ev);
 	}
-	json_object_set_new(c->o, "extra", extra);
+	jsonutil_set(c->o, "extra", extra);
 }
 
 /* 7. The spec's prediction for this point, and its ratio to the estimate. */
@@ -625,7 +626,7 @@ static void put_prediction(struct point_ctx *c)
 			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, c->p->unit,
 			     est_sub / pr->value, pr->value, c->p->unit);
 	}
-	json_object_set_new(c->o, "prediction", pred);
+	jsonutil_set(c->o, "prediction", pred);
 }
 
 /* 7. The reference band for this machine (its host name or CPU model glob,
@@ -651,7 +652,7 @@ static void put_reference(struct point_ctx *c)
 		if (strcmp(rf->machine, "*") != 0)
 			break;	/* a host-specific band wins over '*' */
 	}
-	json_object_set_new(c->o, "reference", ref);
+	jsonutil_set(c->o, "reference", ref);
 }
 
 /* A steady drift also looks like a step to Pettitt's test; a step leaves
@@ -831,7 +832,7 @@ static void put_sanity(struct point_ctx *c)
 	if (r->cpu_requested >= 0 && !r->pinned && r->status != PT_SKIPPED)
 		flag(c->sanity, "not_pinned", "could not pin to CPU %d%s%s", r->cpu_requested,
 		     r->placement_note[0] ? ": " : "", r->placement_note);
-	json_object_set_new(c->o, "sanity", c->sanity);
+	jsonutil_set(c->o, "sanity", c->sanity);
 }
 
 json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
@@ -848,13 +849,13 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 	c.n_r = calloc(nr, sizeof *c.n_r);
 	c.inv_r = calloc(nr, sizeof *c.inv_r);
 	c.out_r = calloc(nr, sizeof *c.out_r);
-	json_object_set_new(c.o, "index", json_integer((json_int_t)pt->index));
+	jsonutil_set(c.o, "index", json_integer((json_int_t)pt->index));
 	c.params = results_params(s, pt, 0);
-	json_object_set_new(c.o, "params", c.params);
-	json_object_set_new(c.o, "params_text", results_params(s, pt, 1));
+	jsonutil_set(c.o, "params", c.params);
+	jsonutil_set(c.o, "params_text", results_params(s, pt, 1));
 	/* A directory parameter (the file-system probes' `dir`): say what it
 	   is on, so a figure read from it names its file system. */
-	json_object_set_new(c.o, "filesystem", results_filesystem(json_string_value(
+	jsonutil_set(c.o, "filesystem", results_filesystem(json_string_value(
 		json_object_get(json_object_get(c.o, "params_text"), "dir"))));
 	sort_samples(&c);
 	mark_outliers(&c);
@@ -944,7 +945,7 @@ static json_t *sysfs_caches(const json_t *machine)
 		const char *t = json_string_value(json_object_get(c, "type"));
 		if (t && strcmp(t, "Instruction") == 0)
 			continue;
-		json_array_append_new(arr, json_pack("{s:O,s:O,s:O}", "level", json_object_get(c, "level"),
+		jsonutil_append(arr, json_pack("{s:O,s:O,s:O}", "level", json_object_get(c, "level"),
 						     "type", json_object_get(c, "type"),
 						     "size_bytes", json_object_get(c, "size_bytes")));
 	}
@@ -1006,7 +1007,7 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 		json_t *arr = json_object_get(series, key);
 		if (!arr) {
 			arr = json_array();
-			json_object_set_new(series, key, arr);
+			jsonutil_set(series, key, arr);
 		}
 		json_array_append(arr, (json_t *)p);
 	}
@@ -1041,16 +1042,16 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 		json_t *levels = json_array(), *missing = json_array();
 		for (size_t l = 0; l < nl; l++) {
 			mem |= strcmp(lv[l].name, "Memory") == 0;
-			json_array_append_new(levels, json_pack("{s:s,s:o,s:o,s:o,s:o,s:b,s:o}",
+			jsonutil_append(levels, json_pack("{s:s,s:o,s:o,s:o,s:o,s:b,s:o}",
 				"name", lv[l].name, "size_bytes", results_num(lv[l].size),
 				"knee_bytes", results_num(lv[l].knee), "latency", results_num(lv[l].latency),
 				"sysfs_bytes", results_num(lv[l].sysfs), "within_step", lv[l].within_step,
 				"note", lv[l].note[0] ? json_string(lv[l].note) : json_null()));
 		}
 		for (size_t k2 = 0; k2 < nmiss; k2++)
-			json_array_append_new(missing, json_pack("{s:i,s:o}", "level", miss[k2].level,
+			jsonutil_append(missing, json_pack("{s:i,s:o}", "level", miss[k2].level,
 				"size_bytes", results_num(miss[k2].bytes)));
-		json_object_set_new(outs, key, json_pack("{s:o,s:o,s:o,s:b}", "levels", levels,
+		jsonutil_set(outs, key, json_pack("{s:o,s:o,s:o,s:b}", "levels", levels,
 							 "sysfs", sysfs_caches(machine),
 							 "missing", missing,
 							 "memory_reached", is_time ? mem : 1));
@@ -1076,7 +1077,7 @@ static json_t *ratios(const json_t *points)
 	json_t *arr = json_array();
 	json_array_foreach(points, i, p) {
 		json_t *e = json_object_get(p, "estimate");
-		json_array_append_new(arr, json_pack("{s:I,s:o}", "index", (json_int_t)i, "ratio",
+		jsonutil_append(arr, json_pack("{s:I,s:o}", "index", (json_int_t)i, "ratio",
 			results_num(json_is_number(e) && isfinite(best) ? json_number_value(e) / best : NAN)));
 	}
 	return arr;
@@ -1087,16 +1088,16 @@ void results_findings(const struct spec *s, json_t *result, const json_t *machin
 	json_t *f = json_object(), *points = json_object_get(result, "points");
 	for (size_t i = 0; i < s->n_findings; i++) {
 		if (strcmp(s->findings[i], "knees") == 0)
-			json_object_set_new(f, "knees", knees(s, points, machine));
+			jsonutil_set(f, "knees", knees(s, points, machine));
 		else if (strcmp(s->findings[i], "ratios") == 0)
-			json_object_set_new(f, "ratios", ratios(points));
+			jsonutil_set(f, "ratios", ratios(points));
 		else if (strcmp(s->findings[i], "file_cache") == 0) {
 			int xa = knee_axis(s);
-			json_object_set_new(f, "file_cache",
+			jsonutil_set(f, "file_cache",
 				xa < 0 ? json_pack("{s:s}", "error", "no swept size parameter")
 				       : results_file_cache(points, s->bound->params[xa].name,
 							    s->bound->unit));
 		}
 	}
-	json_object_set_new(result, "findings", f);
+	jsonutil_set(result, "findings", f);
 }

@@ -9,6 +9,7 @@
 #include "exec/loader.h"
 #include "results/results.h"
 #include "spec/spec.h"
+#include "lib/jsonutil.h"
 
 static json_t *argv_json(const struct spec_argv *a)
 {
@@ -18,7 +19,7 @@ static json_t *argv_json(const struct spec_argv *a)
 		return json_null();
 	j = json_array();
 	for (size_t i = 0; i < a->n; i++)
-		json_array_append_new(j, json_string(a->arg[i]));
+		jsonutil_append(j, json_string(a->arg[i]));
 	return j;
 }
 
@@ -31,7 +32,7 @@ static json_t *command_json(const struct spec_command *c)
 	if (!c->present)
 		return (json_decref(ok), json_null());
 	for (size_t i = 0; i < c->n_ok_exit; i++)
-		json_array_append_new(ok, json_integer(c->ok_exit[i]));
+		jsonutil_append(ok, json_integer(c->ok_exit[i]));
 	return json_pack("{s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}", "argv", argv_json(&c->argv),
 			 "shell", c->shell, "setup", argv_json(&c->setup), "cleanup",
 			 argv_json(&c->cleanup), "prepare", argv_json(&c->prepare), "conclude",
@@ -51,55 +52,55 @@ static json_t *resolved_spec(const struct spec *s)
 		for (size_t a = 0; a < s->n_axis; a++) {
 			json_t *vals = json_array();
 			for (size_t v = 0; v < s->axis_n[a]; v++)
-				json_array_append_new(vals, json_string(s->axis[a][v].text));
-			json_object_set_new(params, s->bound->params[a].name, vals);
+				jsonutil_append(vals, json_string(s->axis[a][v].text));
+			jsonutil_set(params, s->bound->params[a].name, vals);
 		}
 	for (size_t i = 0; i < s->n_subtract; i++)
-		json_array_append_new(sub, json_string(s->subtract[i]));
+		jsonutil_append(sub, json_string(s->subtract[i]));
 	for (size_t i = 0; i < s->n_findings; i++)
-		json_array_append_new(fi, json_string(s->findings[i]));
-	json_object_set_new(j, "file", json_string(s->file));
-	json_object_set_new(j, "name", json_string(s->name));
-	json_object_set_new(j, "title", json_string(s->title));
-	json_object_set_new(j, "group", json_string(s->group));
-	json_object_set_new(j, "probe", json_string(s->probe));
-	json_object_set_new(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
-	json_object_set_new(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
+		jsonutil_append(fi, json_string(s->findings[i]));
+	jsonutil_set(j, "file", json_string(s->file));
+	jsonutil_set(j, "name", json_string(s->name));
+	jsonutil_set(j, "title", json_string(s->title));
+	jsonutil_set(j, "group", json_string(s->group));
+	jsonutil_set(j, "probe", json_string(s->probe));
+	jsonutil_set(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
+	jsonutil_set(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
 		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
 		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
-	json_object_set_new(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? json_string("auto")
+	jsonutil_set(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? json_string("auto")
 							       : json_integer(s->warmup));
-	json_object_set_new(j, "rounds", json_integer(s->rounds));
-	json_object_set_new(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
+	jsonutil_set(j, "rounds", json_integer(s->rounds));
+	jsonutil_set(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
 							   : json_string("auto"));
-	json_object_set_new(j, "min_sample_time_s", results_num(s->min_sample_time));
-	json_object_set_new(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
+	jsonutil_set(j, "min_sample_time_s", results_num(s->min_sample_time));
+	jsonutil_set(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
 		"k", results_num(s->out_k), "lo", results_num(s->out_lo), "hi", results_num(s->out_hi)));
-	json_object_set_new(j, "estimate", json_pack("{s:s,s:o}", "name", est[s->estimate],
+	jsonutil_set(j, "estimate", json_pack("{s:s,s:o}", "name", est[s->estimate],
 						     "p", results_num(s->est_p)));
-	json_object_set_new(j, "subtract", sub);
-	json_object_set_new(j, "cpu", s->cpu >= 0 ? json_integer(s->cpu) : json_null());
-	json_object_set_new(j, "priority", s->has_priority ? json_integer(s->priority) : json_null());
-	json_object_set_new(j, "timeout_s", results_num(s->timeout));
-	json_object_set_new(j, "params", params);
+	jsonutil_set(j, "subtract", sub);
+	jsonutil_set(j, "cpu", s->cpu >= 0 ? json_integer(s->cpu) : json_null());
+	jsonutil_set(j, "priority", s->has_priority ? json_integer(s->priority) : json_null());
+	jsonutil_set(j, "timeout_s", results_num(s->timeout));
+	jsonutil_set(j, "params", params);
 	if (s->chart.present) {
 		json_t *c = json_object();
-#define CH(k) json_object_set_new(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
+#define CH(k) jsonutil_set(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
 		CH(x); CH(y); CH(series); CH(xlabel); CH(ylabel); CH(title); CH(kind);
 #undef CH
-		json_object_set_new(c, "logx", json_integer(s->chart.logx));
-		json_object_set_new(c, "logy", json_integer(s->chart.logy));
-		json_object_set_new(j, "chart", c);
+		jsonutil_set(c, "logx", json_integer(s->chart.logx));
+		jsonutil_set(c, "logy", json_integer(s->chart.logy));
+		jsonutil_set(j, "chart", c);
 	} else {
-		json_object_set_new(j, "chart", json_null());
+		jsonutil_set(j, "chart", json_null());
 	}
 	json_t *pred = json_array();
 	for (size_t i = 0; i < s->n_predict; i++) {
 		json_t *w = json_object();
 		for (size_t k = 0; k < s->predict[i].n_where; k++)
-			json_object_set_new(w, s->predict[i].where[k].param,
+			jsonutil_set(w, s->predict[i].where[k].param,
 					    json_string(s->predict[i].where[k].text));
-		json_array_append_new(pred, json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s}", "where", w,
+		jsonutil_append(pred, json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s}", "where", w,
 			"machine", s->predict[i].machine ? s->predict[i].machine : "*",
 			"value", results_num(s->predict[i].value),
 			"value_text", s->predict[i].value_text ? s->predict[i].value_text : "",
@@ -107,20 +108,20 @@ static json_t *resolved_spec(const struct spec *s)
 			"software", results_num(s->predict[i].sw),
 			"why", s->predict[i].why ? s->predict[i].why : ""));
 	}
-	json_object_set_new(j, "predict", pred);
-	json_object_set_new(j, "findings", fi);
+	jsonutil_set(j, "predict", pred);
+	jsonutil_set(j, "findings", fi);
 	json_t *bw = json_object();
 	for (size_t i = 0; i < s->n_beside_where; i++) {
 		const char *eq = strchr(s->beside_where[i], '=');
 		char key[128];
 
 		snprintf(key, sizeof key, "%.*s", (int)(eq - s->beside_where[i]), s->beside_where[i]);
-		json_object_set_new(bw, key, json_string(eq + 1));
+		jsonutil_set(bw, key, json_string(eq + 1));
 	}
-	json_object_set_new(j, "beside", s->beside ? json_pack("{s:s,s:o,s:o}", "experiment",
+	jsonutil_set(j, "beside", s->beside ? json_pack("{s:s,s:o,s:o}", "experiment",
 		s->beside, "rtt", s->beside_rtt ? json_string(s->beside_rtt) : json_null(),
 		"rtt_where", bw) : (json_decref(bw), json_null()));
-	json_object_set_new(j, "command", command_json(&s->command));
+	jsonutil_set(j, "command", command_json(&s->command));
 	return j;
 }
 
@@ -130,12 +131,12 @@ static json_t *probe_json(const struct loaded_probe *lp)
 	json_t *metrics = json_array(), *params = json_array();
 	static const char *types[] = {"?", "int", "size", "time", "double", "string", "bool"};
 	for (size_t i = 0; i < lp->n_metrics; i++)
-		json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", p->metrics[i].name,
+		jsonutil_append(metrics, json_pack("{s:s,s:s,s:s}", "name", p->metrics[i].name,
 			"unit", p->metrics[i].unit ? p->metrics[i].unit : "",
 			"help", p->metrics[i].help ? p->metrics[i].help : ""));
 	for (size_t i = 0; i < lp->n_params; i++) {
 		const struct probe_param *pp = &p->params[i];
-		json_array_append_new(params, json_pack("{s:s,s:s,s:s,s:s}", "name", pp->name,
+		jsonutil_append(params, json_pack("{s:s,s:s,s:s,s:s}", "name", pp->name,
 			"type", pp->type >= 1 && pp->type <= 6 ? types[pp->type] : "?",
 			"default", pp->def ? pp->def : "", "help", pp->help ? pp->help : ""));
 	}
@@ -149,23 +150,23 @@ static json_t *probe_json(const struct loaded_probe *lp)
 json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *lp, double tsc_hz)
 {
 	json_t *r = json_object();
-	json_object_set_new(r, "schema", json_string("sysmeter.result/1"));
-	json_object_set_new(r, "experiment", json_string(s->name));
-	json_object_set_new(r, "title", json_string(s->title));
-	json_object_set_new(r, "group", json_string(s->group));
-	json_object_set_new(r, "description", json_string(s->description ? s->description : ""));
-	json_object_set_new(r, "discussion", s->discussion ? json_string(s->discussion) : json_null());
-	json_object_set_new(r, "status", json_string("running"));
+	jsonutil_set(r, "schema", json_string("sysmeter.result/1"));
+	jsonutil_set(r, "experiment", json_string(s->name));
+	jsonutil_set(r, "title", json_string(s->title));
+	jsonutil_set(r, "group", json_string(s->group));
+	jsonutil_set(r, "description", json_string(s->description ? s->description : ""));
+	jsonutil_set(r, "discussion", s->discussion ? json_string(s->discussion) : json_null());
+	jsonutil_set(r, "status", json_string("running"));
 	if (lp)
-		json_object_set_new(r, "probe", probe_json(lp));
+		jsonutil_set(r, "probe", probe_json(lp));
 	else
-		json_object_set_new(r, "probe", json_pack("{s:s,s:n,s:s,s:b,s:n,s:n,s:[],s:[]}",
+		jsonutil_set(r, "probe", json_pack("{s:s,s:n,s:s,s:b,s:n,s:n,s:[],s:[]}",
 			"name", s->probe, "version", "unit", "", "bigger_is_better", 0, "path", "sha256",
 			"metrics", "params"));
-	json_object_set_new(r, "tsc_hz", results_num(tsc_hz));
-	json_object_set_new(r, "spec", resolved_spec(s));
-	json_object_set_new(r, "points", json_array());
-	json_object_set_new(r, "findings", json_object());
+	jsonutil_set(r, "tsc_hz", results_num(tsc_hz));
+	jsonutil_set(r, "spec", resolved_spec(s));
+	jsonutil_set(r, "points", json_array());
+	jsonutil_set(r, "findings", json_object());
 	return r;
 }
 

@@ -14,6 +14,7 @@
 #include "lib/version.h"
 #include "results/results.h"
 #include "spec/spec.h"
+#include "lib/jsonutil.h"
 
 void results_iso_now(char *buf, size_t len)
 {
@@ -37,41 +38,41 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 	char *commit = version_git_commit();
 
 	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
+		jsonutil_append(argv, json_string(o->argv[i]));
 	for (size_t i = 0; i < o->n_sets; i++)
-		json_array_append_new(sets, json_string(o->sets[i]));
+		jsonutil_append(sets, json_string(o->sets[i]));
 	for (size_t i = 0; i < o->n_filters; i++)
-		json_array_append_new(filters, json_string(o->filters[i]));
+		jsonutil_append(filters, json_string(o->filters[i]));
 	results_iso_now(started, sizeof started);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
-	json_object_set_new(m, "schema", json_string("sysmeter.manifest/1"));
-	json_object_set_new(m, "run_id", json_string(o->run_id));
-	json_object_set_new(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
+	jsonutil_set(m, "schema", json_string("sysmeter.manifest/1"));
+	jsonutil_set(m, "run_id", json_string(o->run_id));
+	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
 		"git_commit", commit ? json_string(commit) : json_null()));
 	free(commit);
-	json_object_set_new(m, "command_line", argv);
-	json_object_set_new(m, "cwd", json_string(cwd));
+	jsonutil_set(m, "command_line", argv);
+	jsonutil_set(m, "cwd", json_string(cwd));
 	/* JSON numbers are doubles for most readers: keep the seed exact as text too. */
 	char seedtxt[32];
 	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)o->seed);
-	json_object_set_new(m, "seed", json_integer((json_int_t)(o->seed & 0x1fffffffffffffULL)));
-	json_object_set_new(m, "seed_text", json_string(seedtxt));
-	json_object_set_new(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o,s:n}", "quick", o->quick,
+	jsonutil_set(m, "seed", json_integer((json_int_t)(o->seed & 0x1fffffffffffffULL)));
+	jsonutil_set(m, "seed_text", json_string(seedtxt));
+	jsonutil_set(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o,s:n}", "quick", o->quick,
 		"set", sets, "filter", filters, "probe_dir", o->probe_dir,
 		"peer", o->peer ? json_string(o->peer) : json_null(), "nfs"));
-	json_object_set_new(m, "started", json_string(started));
-	json_object_set_new(m, "finished", json_null());
-	json_object_set_new(m, "status", json_string("running"));
-	json_object_set_new(m, "exit_code", json_null());
-	json_object_set_new(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
-	json_object_set_new(m, "machine", json_incref(machine));
-	json_object_set_new(m, "nfs", json_null());	/* results_manifest_set_nfs */
-	json_object_set_new(m, "report", json_pack("{s:o,s:o,s:o}",
+	jsonutil_set(m, "started", json_string(started));
+	jsonutil_set(m, "finished", json_null());
+	jsonutil_set(m, "status", json_string("running"));
+	jsonutil_set(m, "exit_code", json_null());
+	jsonutil_set(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
+	jsonutil_set(m, "machine", json_incref(machine));
+	jsonutil_set(m, "nfs", json_null());	/* results_manifest_set_nfs */
+	jsonutil_set(m, "report", json_pack("{s:o,s:o,s:o}",
 		"title", o->title ? json_string(o->title) : json_null(),
 		"author", o->author ? json_string(o->author) : json_null(),
 		"course", o->course ? json_string(o->course) : json_null()));
-	json_object_set_new(m, "experiments", exps);	/* results_manifest_add fills it */
+	jsonutil_set(m, "experiments", exps);	/* results_manifest_add fills it */
 	return m;
 }
 
@@ -86,7 +87,7 @@ void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_p
 				    "abi", "sha256", "error", probe_err);
 	char res[600];
 	snprintf(res, sizeof res, "results/%s.json", s->name);
-	json_array_append_new(json_object_get(m, "experiments"),
+	jsonutil_append(json_object_get(m, "experiments"),
 		json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "name", s->name, "title", s->title,
 			  "group", s->group, "file", s->file, "spec_sha256", s->sha256,
 			  "spec_text", s->text, "result", res, "status", "pending", "probe", pj));
@@ -100,15 +101,15 @@ static json_t *str_or_null(const char *s)
 void results_manifest_set_nfs(json_t *m, const char *given, const char *url, const char *label,
 			      const char *local_dir, const char *error)
 {
-	json_object_set_new(json_object_get(m, "options"), "nfs", str_or_null(given));
-	json_object_set_new(m, "nfs", !given ? json_null() :
+	jsonutil_set(json_object_get(m, "options"), "nfs", str_or_null(given));
+	jsonutil_set(m, "nfs", !given ? json_null() :
 		json_pack("{s:o,s:o,s:o,s:o}", "url", str_or_null(url), "label", str_or_null(label),
 			  "local_dir", str_or_null(local_dir), "error", str_or_null(error)));
 }
 
 void results_manifest_set_status(json_t *m, size_t k, const char *status)
 {
-	json_object_set_new(json_array_get(json_object_get(m, "experiments"), k), "status",
+	jsonutil_set(json_array_get(json_object_get(m, "experiments"), k), "status",
 			    json_string(status));
 }
 
@@ -116,7 +117,7 @@ void results_manifest_finish(json_t *m, const char *status, int exit_code)
 {
 	char fin[64];
 	results_iso_now(fin, sizeof fin);
-	json_object_set_new(m, "finished", json_string(fin));
-	json_object_set_new(m, "status", json_string(status));
-	json_object_set_new(m, "exit_code", json_integer(exit_code));
+	jsonutil_set(m, "finished", json_string(fin));
+	jsonutil_set(m, "status", json_string(status));
+	jsonutil_set(m, "exit_code", json_integer(exit_code));
 }

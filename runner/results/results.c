@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "results/results.h"
+#include "lib/jsonutil.h"
 
 json_t *results_num(double v)
 {
@@ -58,6 +59,13 @@ int results_write_file(const char *path, const char *data, size_t len, char *err
 
 int results_write_json(const char *path, const json_t *j, char *err, size_t errlen)
 {
+	const char *lost = jsonutil_build_failure();
+
+	if (lost) {
+		/* a value is missing from j or from what it was built from */
+		snprintf(err, errlen, "%s: not written: a value could not be built (%s)", path, lost);
+		return -1;
+	}
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (!s) {
 		snprintf(err, errlen, "%s: cannot encode JSON", path);
@@ -148,7 +156,7 @@ int results_write_csv(const char *run_dir, const json_t *results, char *err, siz
 				json_array_foreach(cols, j, c)
 					have |= strcmp(json_string_value(c), key) == 0;
 				if (!have)
-					json_array_append_new(cols, json_string(key));
+					jsonutil_append(cols, json_string(key));
 			}
 		}
 	}
