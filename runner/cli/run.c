@@ -229,7 +229,8 @@ static int prepare(char **files, size_t nfiles, const struct cli_opts *o, struct
 			continue;	/* else recorded as a failed experiment when run */
 		}
 		e[i].probe_ok = 1;
-		if (plan_bind(s, e[i].lp.p, o->quick, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
+		if (command_vars_add(&e[i].lp, s, err, sizeof err) < 0 ||
+		    plan_bind(s, e[i].lp.p, o->quick, &e[i].pts, &e[i].n_pts, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: %s\n", err);
 			bad = 1;
 			continue;

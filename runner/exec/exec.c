@@ -748,7 +748,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.nfs_error = ctx->nfs_error;
 	host.nfs_cpu = ctx->nfs_url ? ctx->nfs_cpu : -1;
 	if (s->command.present)
-		host.command = child_command(&c, ctx, s, &code, pt, host.probe_dir);
+		host.command = child_command(&c, ctx, s, lp, pt, host.probe_dir);
 
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");

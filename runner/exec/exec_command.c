@@ -40,6 +40,8 @@ static char *value_text(const struct probe_param *pp, const struct spec_val *val
 
 	if (!val)
 		return strdup(pp->def ? pp->def : "");
+	if (pp->offset == PROBE_NO_FIELD)	/* the spec's own: as written */
+		return strdup(val->text);
 	if (pp->type == PROBE_SIZE) {
 		if (asprintf(&t, "%.0f", val->num) < 0)
 			t = NULL;

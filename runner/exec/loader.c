@@ -1082,6 +1082,7 @@ void loader_close(struct loaded_probe *lp)
 	if (lp->dl)
 		dlclose(lp->dl);
 	meta_free(lp->meta);
+	free(lp->vars);
 	free(lp->path);
 	memset(lp, 0, sizeof *lp);
 }
@@ -1106,6 +1107,9 @@ static int choice_index(const char *text, const char *choices)
 int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
 		     char *err, size_t errlen)
 {
+	if (pp->offset == PROBE_NO_FIELD)
+		return 0;
+
 	char *f = (char *)cfg + pp->offset;
 	int64_t i64 = (int64_t)num;
 	uint64_t u64 = num > 0 ? (uint64_t)num : 0;

@@ -15,7 +15,13 @@ struct loaded_probe {
 	char sha256[65];		/* of the .so file */
 	size_t n_params, n_metrics;
 	void *meta;			/* loader_open: the copy p points into */
+	void *vars;			/* command_vars_add: the wider table p then is */
 };
+
+/* A parameter row with no field in the probe's config: a command spec's
+   own variable (exec/command_vars.c), which only fills {name} in the
+   command.  loader_set_param leaves the config alone for it. */
+#define PROBE_NO_FIELD ((size_t)-1)
 
 /* The probe search path, colon-separated: every loader_add_dir() (--probe-dir)
    in order, then $SYSMETER_PROBE_DIR, then the runner's own probes
@@ -73,5 +79,13 @@ int loader_list(char ***names, size_t *n);
 
 /* sha256 of a file as 64 hex chars. */
 int loader_sha256_file(const char *path, char out[65]);
+
+/* For the command probe: widen lp's parameter table with the spec's own
+   variables, any name the command uses as {name} that the probe does not
+   declare (rows with no config field, typed int, size or text from their
+   values), before the spec is bound to lp->p.  Other probes, or a command
+   spec without such parameters: nothing changes.  0, or -1 with err.
+   (command_vars.c) */
+int command_vars_add(struct loaded_probe *lp, const struct spec *s, char *err, size_t errlen);
 
 #endif

@@ -367,7 +367,7 @@ json_t *machine_describe(double tsc_hz)
 	jsonutil_set(m, "cpu_model", str_or_null(find_field("/proc/cpuinfo", "model name", ':')));
 	jsonutil_set(m, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	jsonutil_set(m, "cpus_configured", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
-	jsonutil_set(m, "tsc_hz", json_real(tsc_hz));
+	jsonutil_set(m, "tsc_hz", tsc_hz > 0 && tsc_hz < 1e12 ? json_real(tsc_hz) : json_null());
 	jsonutil_set(m, "tsc_source",
 			    json_string(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));

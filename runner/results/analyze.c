@@ -412,7 +412,7 @@ static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps
 	c->total_sub = c->est - c->est_sub;
 	jsonutil_set(o, "estimator", json_string(est_name(s->estimate)));
 	jsonutil_set(o, "subtracted", subs);
-	jsonutil_set(o, "ci_level", json_real(c->level));
+	jsonutil_set(o, "ci_level", results_num(c->level));
 	jsonutil_set(o, "stats", summary_json(&c->sum));
 }
 

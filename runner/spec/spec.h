@@ -228,4 +228,9 @@ static inline const char *spec_suggest(const char *word, const char *const *cand
 	return suggest_word(word, candidates, n);
 }
 
+/* 1 when {name} appears in the spec's command (argv, a hook or stdin): a
+   parameter of a command spec that the probe does not declare is then one
+   of the spec's own variables (exec/command_vars.c). */
+int spec_command_uses(const struct spec *s, const char *name);
+
 #endif

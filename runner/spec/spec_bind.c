@@ -59,11 +59,15 @@ static int param_index(struct bctx *b, const char *name)
 static int unknown_param(struct bctx *b, struct spec_pos pos, const char *path, const char *name)
 {
 	const char *sug = suggest_word(name, b->names, b->n);
-	char list[512] = "";
+	char list[512] = "", own[160] = "";
 
+	/* the command probe takes any name its command uses (command_vars.c) */
+	if (strcmp(b->p->name, SPEC_COMMAND_PROBE) == 0)
+		snprintf(own, sizeof own, "; a parameter of your own must appear as {%s} in command:",
+			 name);
 	if (sug)
-		return bfail(b, pos, "%s: unknown parameter '%s' for probe '%s' (did you mean '%s'?)",
-			     path, name, b->p->name, sug);
+		return bfail(b, pos, "%s: unknown parameter '%s' for probe '%s' (did you mean '%s'?%s)",
+			     path, name, b->p->name, sug, own);
 	if (!b->n)
 		return bfail(b, pos, "%s: unknown parameter '%s': probe '%s' takes no parameters", path,
 			     name, b->p->name);
@@ -71,8 +75,8 @@ static int unknown_param(struct bctx *b, struct spec_pos pos, const char *path, 
 		size_t l = strlen(list);
 		snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "", b->names[i]);
 	}
-	return bfail(b, pos, "%s: unknown parameter '%s' for probe '%s' (it has %s)", path, name,
-		     b->p->name, list);
+	return bfail(b, pos, "%s: unknown parameter '%s' for probe '%s' (it has %s%s)", path, name,
+		     b->p->name, list, own);
 }
 
 static int in_choices(const char *text, const char *choices)
@@ -338,8 +342,8 @@ static int bind_command(struct bctx *b)
 	if (sug)
 		return bfail(b, at, "command: placeholder '{%s}' names no parameter of probe '%s' (did you mean '{%s}'?; write {{ and }} for literal braces)",
 			     bad, b->p->name, sug);
-	return bfail(b, at, "command: placeholder '{%s}' names no parameter of probe '%s' (write {{ and }} for literal braces)",
-		     bad, b->p->name);
+	return bfail(b, at, "command: placeholder '{%s}' names no parameter (give it values under params:, or write {{ and }} for literal braces)",
+		     bad);
 }
 
 static int bind_rest(struct bctx *b)

@@ -245,6 +245,41 @@ int spec_command_check(const struct spec_command *cmd, const char *const *names,
 	return 0;
 }
 
+/* A lookup that knows every name and notes whether it met one. */
+struct seek {
+	const char *name;
+	int seen;
+};
+
+static const char *seek(void *arg, const char *name, size_t len)
+{
+	struct seek *k = arg;
+
+	if (strlen(k->name) == len && strncmp(k->name, name, len) == 0)
+		k->seen = 1;
+	return "";
+}
+
+int spec_command_uses(const struct spec *s, const char *name)
+{
+	const struct spec_command *cmd = &s->command;
+	const struct spec_argv in = {(char **)&cmd->stdin_path, NULL, cmd->stdin_path ? 1 : 0};
+	const struct spec_argv *all[] = {&cmd->argv, &cmd->setup, &cmd->cleanup, &cmd->prepare,
+					 &cmd->conclude, &in};
+	struct seek k = {name, 0};
+	char bad[64];
+
+	for (size_t i = 0; i < N(all) && !k.seen; i++)
+		for (size_t j = 0; j < all[i]->n && !k.seen; j++) {
+			char *out = NULL;
+
+			if (placeholder_expand(all[i]->arg[j], seek, &k, PLACEHOLDER_RAW, &out, bad,
+					       sizeof bad) == 0)
+				free(out);
+		}
+	return k.seen;
+}
+
 static void free_argv(struct spec_argv *a)
 {
 	for (size_t i = 0; a->arg && i < a->n; i++)

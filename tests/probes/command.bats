@@ -172,6 +172,46 @@ repetitions: 2"
 	[ "$(pt 'all(k["shell_ms"] > 0 for k in kept)')" = true ]
 }
 
+@test "command: parameters of the spec's own ({jobs}, {blk}, {mode}) are swept, typed and passed as written" {
+	spec "command: {argv: [printf, '%s|', '-j{jobs}', '{blk}', '{mode}', '{{jobs}}'], keep_output: true}
+params:
+  jobs: {from: 1, to: 4, factor: 2}
+  blk: [4KiB, 1MiB]
+  mode: '; touch $BATS_TEST_TMPDIR/pwned'
+repetitions: 2"
+	run_spec
+	[ "$status" -eq 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+	# 3 x 2 points; each run saw its own values, as the spec wrote them
+	json "$RES" '[p["params_text"]["jobs"] + " " + p["params_text"]["blk"] for p in d["points"]]'
+	[ "$(json "$RES" 'len(d["points"])')" = 6 ]
+	for i in 0 1 2 3 4 5; do
+		want=$(json "$RES" "(lambda t: '-j%s|%s|%s|{jobs}|' % (t['jobs'], t['blk'], t['mode']))(d['points'][$i]['params_text'])")
+		[ "$(cat "$OUT/t/output/c/point-$i-round-0-run-0.stdout")" = "$want" ]
+	done
+	[ "$(json "$RES" 'sorted(set(p["params"]["jobs"] for p in d["points"]))')" = "[1, 2, 4]" ]
+	[ "$(json "$RES" 'sorted(set(p["params"]["blk"] for p in d["points"]))')" = "[4096, 1048576]" ]
+	# recorded as the spec's own, with the type their values have
+	[ "$(json "$RES" '[(q["name"], q["type"]) for q in d["probe"]["params"] if "variable of this spec" in q["help"]]')" = \
+	  '[["jobs", "int"], ["blk", "size"], ["mode", "string"]]' ]
+	# --set reaches them like any parameter
+	run_spec --set c.params.jobs=8 --set c.params.blk=2KiB
+	[ "$status" -eq 0 ]
+	[ "$(cat "$OUT/t/output/c/point-0-round-0-run-0.stdout")" = "-j8|2KiB|; touch $BATS_TEST_TMPDIR/pwned|{jobs}|" ]
+	# a parameter the command does not use is still a typo, with a hint
+	spec "command: [echo, '{jobs}']
+params:
+  jobs: [1, 2]
+  jbos: 3"
+	run "$RUNNER" check "$SPEC"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"c.yaml:9:3: params: unknown parameter 'jbos' for probe 'command' (did you mean 'jobs'?; a parameter of your own must appear as {jbos} in command:)"* ]]
+	spec "command: [echo, '{jobz}']"
+	run "$RUNNER" check "$SPEC"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"command: placeholder '{jobz}' names no parameter (give it values under params:"* ]]
+}
+
 @test "command: a run over its timeout is killed and fails the point" {
 	spec 'command: {argv: [sleep, "30"], timeout: 200ms}
 repetitions: 1'
