@@ -117,11 +117,11 @@ static unsigned parse_formats(const char *s)
 void cli_front_matter(json_t *fm, const struct cli_opts *o)
 {
 	if (o->title)
-		jsonutil_set(fm, "title", json_string(o->title));
+		jsonutil_set(fm, "title", jsonutil_text(o->title));
 	if (o->author)
-		jsonutil_set(fm, "author", json_string(o->author));
+		jsonutil_set(fm, "author", jsonutil_text(o->author));
 	if (o->course)
-		jsonutil_set(fm, "course", json_string(o->course));
+		jsonutil_set(fm, "course", jsonutil_text(o->course));
 }
 
 /* `runner report RUN --title T --author A --course C`: the front matter is

@@ -270,14 +270,14 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	json_t *fm = json_deep_copy(json_object_get(newest->m, "report"));
 
 	for (int i = 0; i < o->argc; i++)
-		jsonutil_append(argv, json_string(o->argv[i]));
+		jsonutil_append(argv, jsonutil_text(o->argv[i]));
 	for (size_t i = 0; i < ns; i++) {
 		json_t *taken = json_array();
 		const char *st = str_at(srcs[i].m, "started");
 
 		for (size_t j = 0; j < np; j++)
 			if (p[j].s == &srcs[i])
-				jsonutil_append(taken, json_string(p[j].name));
+				jsonutil_append(taken, jsonutil_text(p[j].name));
 		jsonutil_append(runs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
 			"run", srcs[i].dir, "run_id", json_object_get(srcs[i].m, "run_id"),
 			"started", json_object_get(srcs[i].m, "started"),
@@ -307,20 +307,20 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	results_iso_now(now, sizeof now);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
-	jsonutil_set(m, "schema", json_string("sysmeter.manifest/1"));
-	jsonutil_set(m, "run_id", json_string(run_id));
+	jsonutil_set(m, "schema", jsonutil_text("sysmeter.manifest/1"));
+	jsonutil_set(m, "run_id", jsonutil_text(run_id));
 	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
-		"git_commit", commit ? json_string(commit) : json_null()));
+		"git_commit", commit ? jsonutil_text(commit) : json_null()));
 	free(commit);
 	jsonutil_set(m, "command_line", argv);
-	jsonutil_set(m, "cwd", json_string(cwd));
+	jsonutil_set(m, "cwd", jsonutil_text(cwd));
 	jsonutil_set(m, "seed", json_null());	/* each source has its own */
 	jsonutil_set(m, "seed_text", json_null());
 	jsonutil_set(m, "options", json_pack("{s:b,s:[],s:[],s:n,s:n,s:n}", "quick", quick,
 		"set", "filter", "probe_dir", "peer", "nfs"));
-	jsonutil_set(m, "started", first ? json_string(first) : json_null());
-	jsonutil_set(m, "finished", json_string(last));
-	jsonutil_set(m, "status", json_string(all_done ? "complete" : "interrupted"));
+	jsonutil_set(m, "started", first ? jsonutil_text(first) : json_null());
+	jsonutil_set(m, "finished", jsonutil_text(last));
+	jsonutil_set(m, "status", jsonutil_text(all_done ? "complete" : "interrupted"));
 	jsonutil_set(m, "exit_code", json_integer(!all_done ? EXIT_INTERRUPTED :
 							  any_bad ? EXIT_FAILED : EXIT_OK));
 	jsonutil_set(m, "origin", json_null());

@@ -29,7 +29,7 @@ void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes
 		char *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : strdup("absent");
 		char msg[1024];
 		snprintf(msg, sizeof msg, "machine: %s changed: %s -> %s", keys[i], sa, sb);
-		jsonutil_append(changes, json_string(msg));
+		jsonutil_append(changes, jsonutil_text(msg));
 		free(sa);
 		free(sb);
 	}
@@ -38,7 +38,7 @@ void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes
 	if (ta > 0 && tb > 0 && fabs(ta - tb) / ta > 0.01) {
 		char msg[256];
 		snprintf(msg, sizeof msg, "machine: TSC frequency changed: %.0f Hz -> %.0f Hz", ta, tb);
-		jsonutil_append(changes, json_string(msg));
+		jsonutil_append(changes, jsonutil_text(msg));
 	}
 }
 
@@ -91,7 +91,7 @@ static int probe_changes(const char *run_dir, json_t *exps, char **files, json_t
 		if (loader_open(pname, &lp, err, sizeof err) < 0) {
 			if (sha) {
 				snprintf(msg, sizeof msg, "probe '%s' no longer loads: %s", pname, err);
-				jsonutil_append(changes, json_string(msg));
+				jsonutil_append(changes, jsonutil_text(msg));
 				refused = 1;
 			}
 			continue;
@@ -99,7 +99,7 @@ static int probe_changes(const char *run_dir, json_t *exps, char **files, json_t
 		if (sha && strcmp(sha, lp.sha256) != 0) {
 			snprintf(msg, sizeof msg, "probe '%s' changed: sha256 %.12s… -> %.12s…", pname, sha,
 				 lp.sha256);
-			jsonutil_append(changes, json_string(msg));
+			jsonutil_append(changes, jsonutil_text(msg));
 			refused = 1;
 		}
 		loader_close(&lp);

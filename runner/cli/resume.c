@@ -80,7 +80,7 @@ int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
 	if (results_status_finished(str_at(me, "status"))) {
 		*result = res;
 		jsonutil_set(json_object_get(rs->record, "kept"), s->name,
-				    json_string("finished"));
+				    jsonutil_text("finished"));
 		return 1;
 	}
 	for (size_t p = 0; p < n_pts && p < json_array_size(points); p++) {
@@ -140,7 +140,7 @@ void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
 	char now[64];
 
 	results_iso_now(now, sizeof now);
-	jsonutil_set(rs->record, "finished", json_string(now));
+	jsonutil_set(rs->record, "finished", jsonutil_text(now));
 	jsonutil_set(rs->record, "exit_code", json_integer(exit_code));
 	if (!json_is_array(list)) {
 		list = json_array();
@@ -222,7 +222,7 @@ static int resume_run(const char *run_dir, json_t *m, int force, const struct cl
 	o.origin = NULL;
 	o.resume = &rs;
 	for (int a = 0; a < base->argc; a++)
-		jsonutil_append(argv, json_string(base->argv[a]));
+		jsonutil_append(argv, jsonutil_text(base->argv[a]));
 	results_iso_now(now, sizeof now);
 	rs.record = json_pack("{s:s,s:O,s:O,s:{},s:{}}", "started", now, "command_line", argv,
 			      "changes", changes, "kept", "measured");

@@ -707,7 +707,7 @@ static void run_pass(struct run *r, size_t k, int round)
 			run_round(r, x, pi, round, deps);
 	free(deps);
 	jsonutil_set(x->result, "status",
-			    json_string(results_status(json_object_get(x->result, "points"), interrupted)));
+			    jsonutil_text(results_status(json_object_get(x->result, "points"), interrupted)));
 	write_result(r->dir, x);
 }
 
@@ -727,7 +727,7 @@ static void finish_experiment(struct run *r, size_t k)
 	if (x->probe_ok && x->spec.n_findings && !cut)
 		results_findings(&x->spec, x->result, r->machine);
 	const char *st = results_status(points, cut);
-	jsonutil_set(x->result, "status", json_string(st));
+	jsonutil_set(x->result, "status", jsonutil_text(st));
 	write_result(r->dir, x);
 	if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
 		r->any_failed = 1;
@@ -774,7 +774,7 @@ static void say_stale(const char *line)
 {
 	if (!stale_quiet)
 		fprintf(stderr, "runner: %s\n", line);
-	jsonutil_append(stale_list, json_string(line));
+	jsonutil_append(stale_list, jsonutil_text(line));
 }
 
 /* Every experiment in order, until done or interrupted. */
@@ -882,7 +882,7 @@ static int finish(struct run *r)
 				exit_code = EXIT_INTERRUPTED;
 			else if (!exit_code)
 				exit_code = EXIT_FAILED;
-			jsonutil_set(r->manifest, "report_error", json_string(err));
+			jsonutil_set(r->manifest, "report_error", jsonutil_text(err));
 			results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete",
 						exit_code);
 			if (write_manifest(r->dir, r->manifest) < 0)

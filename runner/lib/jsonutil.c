@@ -7,6 +7,7 @@
 #include "lib/text.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,4 +97,21 @@ int jsonutil_append(json_t *a, json_t *v)
 const char *jsonutil_build_failure(void)
 {
 	return build_failure[0] ? build_failure : NULL;
+}
+
+json_t *jsonutil_text(const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (!j && s) {
+		size_t len = strlen(s) * 4 + 1;	/* every byte may become \xNN */
+		char *shown = malloc(len);
+
+		if (shown) {
+			text_escape_lines(s, shown, len);
+			j = json_string(shown);
+			free(shown);
+		}
+	}
+	return j;
 }

@@ -34,6 +34,12 @@ json_t *jsonutil_load(const char *path, char *msg, size_t msglen, int *missing);
 int jsonutil_set(json_t *o, const char *key, json_t *v);
 int jsonutil_append(json_t *a, json_t *v);
 
+/* json_string(s), except that a text that is not UTF-8 (a program's
+   output, a message cut inside a character) is kept with the offending
+   bytes as \xNN instead of becoming NULL.  NULL only when s is NULL or
+   memory runs out. */
+json_t *jsonutil_text(const char *s);
+
 /* "KEY: why" of the first failure since the process started, or NULL. */
 const char *jsonutil_build_failure(void);
 

@@ -17,7 +17,6 @@
 #include "machine/machine.h"
 #include "probe_time.h"
 #include "lib/jsonutil.h"
-#include "lib/text.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -61,25 +60,9 @@ static char *read_line(const char *path)
 	return strdup(buf);
 }
 
-/* Text the system gave (a file in /proc or /sys, uname): bytes, which
-   need not be UTF-8; jansson refuses those, so they are kept escaped (\xNN)
-   rather than lost. */
-static json_t *sys_text(const char *s)
-{
-	json_t *j = json_string(s);
-
-	if (!j) {
-		char shown[1024];
-
-		text_escape(s, shown, sizeof shown);
-		j = json_string(shown);
-	}
-	return j;
-}
-
 static json_t *str_or_null(char *s)
 {
-	json_t *j = s ? sys_text(s) : json_null();
+	json_t *j = s ? jsonutil_text(s) : json_null();
 	free(s);
 	return j;
 }
@@ -167,13 +150,13 @@ static json_t *virtualization(void)
 	if (!guest) {
 		free(vendor);
 		free(product);
-		return json_string("none detected");
+		return jsonutil_text("none detected");
 	}
 	snprintf(buf, sizeof buf, "guest (hypervisor flag set)%s%s%s%s",
 		 vendor ? "; " : "", vendor ? vendor : "", product ? " " : "", product ? product : "");
 	free(vendor);
 	free(product);
-	return sys_text(buf);
+	return jsonutil_text(buf);
 }
 
 /* THP: "always [madvise] never" -> "madvise". */
@@ -184,7 +167,7 @@ static json_t *bracketed(const char *path)
 		return json_null();
 	if ((a = strchr(s, '[')) && (b = strchr(a, ']'))) {
 		*b = 0;
-		json_t *j = sys_text(a + 1);
+		json_t *j = jsonutil_text(a + 1);
 		free(s);
 		return j;
 	}
@@ -195,13 +178,13 @@ static json_t *boost(void)
 {
 	char *b = read_line("/sys/devices/system/cpu/cpufreq/boost");
 	if (b) {
-		json_t *j = json_string(strcmp(b, "1") == 0 ? "on" : "off");
+		json_t *j = jsonutil_text(strcmp(b, "1") == 0 ? "on" : "off");
 		free(b);
 		return j;
 	}
 	char *nt = read_line("/sys/devices/system/cpu/intel_pstate/no_turbo");
 	if (nt) {
-		json_t *j = json_string(strcmp(nt, "1") == 0 ? "off" : "on");
+		json_t *j = jsonutil_text(strcmp(nt, "1") == 0 ? "off" : "on");
 		free(nt);
 		return j;
 	}
@@ -246,7 +229,7 @@ static json_t *first_nic(void)
 	snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", best, dname[0] ? " (" : "", dname,
 		 dname[0] ? ")" : "", known ? ", " : "", known ? speed : "", known ? " Mb/s" : "");
 	free(speed);
-	return sys_text(buf);
+	return jsonutil_text(buf);
 }
 
 static json_t *root_disk(void)
@@ -269,7 +252,7 @@ static json_t *root_disk(void)
 		free(rot);
 		free(model);
 		free(sectors);
-		return sys_text(buf);
+		return jsonutil_text(buf);
 	}
 	return json_null();
 }
@@ -287,7 +270,7 @@ static json_t *cmdline(void)
 	fclose(f);
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	return sys_text(buf);
+	return jsonutil_text(buf);
 }
 
 /* SMT as the kernel reports it: control (on, off, forceoff, notsupported,
@@ -302,7 +285,7 @@ static json_t *smt(void)
 
 	if (!ctl && !act)
 		return json_null();
-	j = json_pack("{s:o,s:o}", "control", ctl ? json_string(ctl) : json_null(),
+	j = json_pack("{s:o,s:o}", "control", ctl ? jsonutil_text(ctl) : json_null(),
 		      "active", act ? json_boolean(strcmp(act, "1") == 0) : json_null());
 	free(ctl);
 	free(act);
@@ -358,18 +341,18 @@ json_t *machine_describe(double tsc_hz)
 
 	uname(&u);
 	gethostname(host, sizeof host - 1);
-	jsonutil_set(m, "hostname", sys_text(host));
+	jsonutil_set(m, "hostname", jsonutil_text(host));
 	jsonutil_set(m, "os", str_or_null(find_field("/etc/os-release", "PRETTY_NAME", '=')));
 	char kern[600];
 	snprintf(kern, sizeof kern, "%s %s %s", u.sysname, u.release, u.version);
-	jsonutil_set(m, "kernel", sys_text(kern));
-	jsonutil_set(m, "arch", sys_text(u.machine));
+	jsonutil_set(m, "kernel", jsonutil_text(kern));
+	jsonutil_set(m, "arch", jsonutil_text(u.machine));
 	jsonutil_set(m, "cpu_model", str_or_null(find_field("/proc/cpuinfo", "model name", ':')));
 	jsonutil_set(m, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	jsonutil_set(m, "cpus_configured", json_integer(sysconf(_SC_NPROCESSORS_CONF)));
 	jsonutil_set(m, "tsc_hz", tsc_hz > 0 && tsc_hz < 1e12 ? json_real(tsc_hz) : json_null());
 	jsonutil_set(m, "tsc_source",
-			    json_string(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
+			    jsonutil_text(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));
 	jsonutil_set(m, "caches", caches());
 	if (sysinfo(&si) == 0)
@@ -377,7 +360,7 @@ json_t *machine_describe(double tsc_hz)
 	else
 		jsonutil_set(m, "memory_bytes", json_null());
 #ifdef __VERSION__
-	jsonutil_set(m, "compiler", json_string("gcc " __VERSION__));
+	jsonutil_set(m, "compiler", jsonutil_text("gcc " __VERSION__));
 #else
 	jsonutil_set(m, "compiler", json_null());
 #endif
@@ -385,7 +368,7 @@ json_t *machine_describe(double tsc_hz)
 			    str_or_null(read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
 	jsonutil_set(m, "boost", boost());
 	char *aslr = read_line("/proc/sys/kernel/randomize_va_space");
-	jsonutil_set(m, "aslr", aslr ? json_string(strcmp(aslr, "0") == 0 ? "off" :
+	jsonutil_set(m, "aslr", aslr ? jsonutil_text(strcmp(aslr, "0") == 0 ? "off" :
 					strcmp(aslr, "1") == 0 ? "partial (1)" : "full (2)") : json_null());
 	free(aslr);
 	jsonutil_set(m, "thp", bracketed("/sys/kernel/mm/transparent_hugepage/enabled"));

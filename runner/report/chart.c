@@ -64,7 +64,7 @@ static json_t *swept_params(json_t *result)
 
 	json_object_foreach(params, key, vals)
 		if (json_is_array(vals) && json_array_size(vals) > 1)
-			jsonutil_append(out, json_string(key));
+			jsonutil_append(out, jsonutil_text(key));
 	return out;
 }
 
@@ -127,7 +127,7 @@ static json_t *jfmt(double v)
 	char buf[64];
 
 	snprintf(buf, sizeof buf, "%.10g", v);
-	return json_string(buf);
+	return jsonutil_text(buf);
 }
 
 /* One chart being made: what the result and the spec's `chart:` say, then
@@ -163,7 +163,7 @@ static void choose_axes(struct chart *c)
 		c->xname = json_string_value(json_array_get(c->swept, 0));
 	/* series: the spec's parameter, else every other swept parameter */
 	if (jsonutil_str(c->cspec, "series")) {
-		jsonutil_append(c->series_params, json_string(jsonutil_str(c->cspec, "series")));
+		jsonutil_append(c->series_params, jsonutil_text(jsonutil_str(c->cspec, "series")));
 	} else {
 		json_array_foreach(c->swept, i, v)
 			if (!c->xname || strcmp(json_string_value(v), c->xname) != 0)
@@ -221,7 +221,7 @@ static int intern(json_t *arr, const char *s)
 
 	if (k >= 0)
 		return k;
-	jsonutil_append(arr, json_string(s));
+	jsonutil_append(arr, jsonutil_text(s));
 	return (int)json_array_size(arr) - 1;
 }
 
@@ -426,7 +426,7 @@ static json_t *make_xtics(const struct chart *c)
 		json_t *t = json_object();
 
 		tick_label(c->xtype, xs[i], lbl, sizeof lbl);
-		jsonutil_set(t, "label", json_string(lbl));
+		jsonutil_set(t, "label", jsonutil_text(lbl));
 		jsonutil_set(t, "pos", jfmt(xs[i]));
 		jsonutil_append(xtics, t);
 	}
@@ -447,7 +447,7 @@ static json_t *default_ylabel(const struct chart *c)
 					 strcmp(unit, "s") == 0)))
 		what = "value";
 	snprintf(buf, sizeof buf, "%s (%s)", what, unit && unit[0] ? unit : "probe unit");
-	return json_string(buf);
+	return jsonutil_text(buf);
 }
 
 /* "stride, op": the parameters that make the series, for the key's title. */
@@ -464,7 +464,7 @@ static json_t *key_title(const struct chart *c)
 			fprintf(kf, "%s%s", i ? ", " : "", json_string_value(v));
 		fclose(kf);
 	}
-	j = json_string(kt ? kt : "");
+	j = jsonutil_text(kt ? kt : "");
 	free(kt);
 	return j;
 }
@@ -493,20 +493,20 @@ static json_t *chart_view(const struct chart *c, json_t *xtics)
 		{"data", "dat"}, {"script", "gp"}, {"png", "png"}, {"pdf", "pdf"} };
 	for (size_t k = 0; k < 4; k++) {
 		snprintf(name, sizeof name, "charts/%s.%s", rq->base, files[k][1]);
-		jsonutil_set(view, files[k][0], json_string(name));
+		jsonutil_set(view, files[k][0], jsonutil_text(name));
 	}
 	jsonutil_set(view, "want_png", json_boolean(rq->png));
 	jsonutil_set(view, "want_pdf", json_boolean(rq->pdf));
-	jsonutil_set(view, "experiment", json_string(c->exp_name));
-	jsonutil_set(view, "title", json_string(title ? title : rtitle ? rtitle : c->exp_name));
-	jsonutil_set(view, "xlabel", json_string(xlabel ? xlabel : c->xname ? c->xname : ""));
-	jsonutil_set(view, "ylabel", ylabel ? json_string(ylabel) : default_ylabel(c));
+	jsonutil_set(view, "experiment", jsonutil_text(c->exp_name));
+	jsonutil_set(view, "title", jsonutil_text(title ? title : rtitle ? rtitle : c->exp_name));
+	jsonutil_set(view, "xlabel", jsonutil_text(xlabel ? xlabel : c->xname ? c->xname : ""));
+	jsonutil_set(view, "ylabel", ylabel ? jsonutil_text(ylabel) : default_ylabel(c));
 	jsonutil_set(view, "logx", isfinite(c->logx) && c->logx > 1 ? jfmt(c->logx) : json_null());
 	jsonutil_set(view, "logy", isfinite(c->logy) && c->logy > 1 ? jfmt(c->logy) : json_null());
 	/* a bar or two need no full-width picture */
 	int small = c->categorical && json_array_size(c->categories) * c->nseries <= 2;
-	jsonutil_set(view, "png_size", json_string(small ? "640,380" : "960,560"));
-	jsonutil_set(view, "pdf_size", json_string(small ? "4.2in,2.5in" : "6.2in,3.5in"));
+	jsonutil_set(view, "png_size", jsonutil_text(small ? "640,380" : "960,560"));
+	jsonutil_set(view, "pdf_size", jsonutil_text(small ? "4.2in,2.5in" : "6.2in,3.5in"));
 	jsonutil_set(view, "bar", json_boolean(c->bar));
 	jsonutil_set(view, "line", json_boolean(!c->bar));
 	jsonutil_set(view, "categorical", json_boolean(c->categorical));

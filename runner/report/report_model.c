@@ -116,7 +116,7 @@ static json_t *build(struct report_model *rm, json_t *man)
 		       !strcmp(st, "interrupted") ? 4 : 2]++;
 		if (!json_object_get(by_group, gname)) {
 			jsonutil_set(by_group, gname, json_array());
-			jsonutil_append(group_order, json_string(gname));
+			jsonutil_append(group_order, jsonutil_text(gname));
 		}
 		json_array_append(json_object_get(by_group, gname), e);
 		jsonutil_append(all, e);

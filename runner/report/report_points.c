@@ -18,7 +18,7 @@ json_t *report_points_swept(json_t *spec)
 
 	json_object_foreach(params, key, vals)
 		if (json_array_size(vals) > 1)
-			jsonutil_append(out, json_string(key));
+			jsonutil_append(out, jsonutil_text(key));
 	return out;
 }
 

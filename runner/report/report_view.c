@@ -15,9 +15,9 @@
 
 json_t *report_view_str(const char *s)
 {
-	json_t *v = json_string(s ? s : "");
+	json_t *v = jsonutil_text(s ? s : "");
 
-	return v ? v : json_string("?");
+	return v ? v : jsonutil_text("?");
 }
 
 json_t *report_view_strf(const char *fmt, ...)

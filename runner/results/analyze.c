@@ -38,7 +38,7 @@ json_t *results_params(const struct spec *s, const struct plan_point *pt, int as
 		const struct spec_val *v = pt->vals[a];
 		json_t *j;
 		if (as_text || pp[a].type == PROBE_STRING)
-			j = json_string(v->text);
+			j = jsonutil_text(v->text);
 		else if (pp[a].type == PROBE_BOOL)
 			j = json_boolean(v->num != 0);
 		else if (pp[a].type == PROBE_INT || pp[a].type == PROBE_SIZE)
@@ -410,7 +410,7 @@ static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps
 		c->hi_sub = c->est_sub + sqrt(b * b + prop_var);
 	}
 	c->total_sub = c->est - c->est_sub;
-	jsonutil_set(o, "estimator", json_string(est_name(s->estimate)));
+	jsonutil_set(o, "estimator", jsonutil_text(est_name(s->estimate)));
 	jsonutil_set(o, "subtracted", subs);
 	jsonutil_set(o, "ci_level", results_num(c->level));
 	jsonutil_set(o, "stats", summary_json(&c->sum));
@@ -479,7 +479,7 @@ static json_t *samples_json(const struct point_ctx *c)
 			jsonutil_append(samples, json_pack("{s:o,s:i,s:b,s:b,s:b,s:o,s:o}",
 				"value", results_num(sr->value), "round", (int)r, "warmup", sr->warmup,
 				"valid", sr->valid, "outlier", sr->outlier, "extra", ex,
-				"note", sr->note[0] ? json_string(sr->note) : json_null()));
+				"note", sr->note[0] ? jsonutil_text(sr->note) : json_null()));
 		}
 	return samples;
 }
@@ -497,9 +497,9 @@ static json_t *rounds_json(const struct point_ctx *c)
 			"started_s", results_num(rd->started_s),
 			"cpu", rd->cpu >= 0 ? json_integer(rd->cpu) : json_null(),
 			"status", exec_status_name(rd->status),
-			"reason", rd->reason[0] ? json_string(rd->reason) : json_null(),
+			"reason", rd->reason[0] ? jsonutil_text(rd->reason) : json_null(),
 			"warmup_taken", rd->warmup_taken,
-			"warmup_reason", rd->warmup_reason[0] ? json_string(rd->warmup_reason) : json_null(),
+			"warmup_reason", rd->warmup_reason[0] ? jsonutil_text(rd->warmup_reason) : json_null(),
 			"elapsed_s", results_num(rd->elapsed_s)));
 	}
 	return a;
@@ -514,8 +514,8 @@ static void put_run(struct point_ctx *c)
 
 	for (size_t i = 0; i < c->nr; i++)
 		elapsed += c->rd[i].elapsed_s;
-	jsonutil_set(o, "status", json_string(exec_status_name(c->status)));
-	jsonutil_set(o, "reason", c->reason[0] ? json_string(c->reason) : json_null());
+	jsonutil_set(o, "status", jsonutil_text(exec_status_name(c->status)));
+	jsonutil_set(o, "reason", c->reason[0] ? jsonutil_text(c->reason) : json_null());
 	jsonutil_set(o, "iterations", json_integer((json_int_t)r->iterations));
 	jsonutil_set(o, "placement", json_pack("{s:o,s:o,s:b,s:o,s:o,s:b,s:o}",
 		"cpu_requested", r->cpu_requested >= 0 ? json_integer(r->cpu_requested) : json_null(),
@@ -524,7 +524,7 @@ static void put_run(struct point_ctx *c)
 		"priority_requested", r->has_prio_req ? json_integer(r->prio_requested) : json_null(),
 		"priority", json_integer(r->priority),
 		"priority_applied", r->prio_applied,
-		"note", r->placement_note[0] ? json_string(r->placement_note) : json_null()));
+		"note", r->placement_note[0] ? jsonutil_text(r->placement_note) : json_null()));
 	jsonutil_set(o, "rounds_planned", json_integer(c->planned));
 	jsonutil_set(o, "n_rounds", json_integer((json_int_t)c->k_est));
 	jsonutil_set(o, "between_round_cv", results_num(c->planned >= 2 ? c->between_cv : NAN));
@@ -548,7 +548,7 @@ static void put_numbers(struct point_ctx *c)
 	jsonutil_set(o, "estimate_raw", results_num(has ? c->est : NAN));
 	jsonutil_set(o, "ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub),
 							     results_num(c->hi_sub)) : json_null());
-	jsonutil_set(o, "ci_method", c->method ? json_string(c->method) : json_null());
+	jsonutil_set(o, "ci_method", c->method ? jsonutil_text(c->method) : json_null());
 	if (!has)
 		c->est_sub = c->est = NAN;
 }
@@ -1046,7 +1046,7 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 				"name", lv[l].name, "size_bytes", results_num(lv[l].size),
 				"knee_bytes", results_num(lv[l].knee), "latency", results_num(lv[l].latency),
 				"sysfs_bytes", results_num(lv[l].sysfs), "within_step", lv[l].within_step,
-				"note", lv[l].note[0] ? json_string(lv[l].note) : json_null()));
+				"note", lv[l].note[0] ? jsonutil_text(lv[l].note) : json_null()));
 		}
 		for (size_t k2 = 0; k2 < nmiss; k2++)
 			jsonutil_append(missing, json_pack("{s:i,s:o}", "level", miss[k2].level,

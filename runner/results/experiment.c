@@ -19,7 +19,7 @@ static json_t *argv_json(const struct spec_argv *a)
 		return json_null();
 	j = json_array();
 	for (size_t i = 0; i < a->n; i++)
-		jsonutil_append(j, json_string(a->arg[i]));
+		jsonutil_append(j, jsonutil_text(a->arg[i]));
 	return j;
 }
 
@@ -37,7 +37,7 @@ static json_t *command_json(const struct spec_command *c)
 			 "shell", c->shell, "setup", argv_json(&c->setup), "cleanup",
 			 argv_json(&c->cleanup), "prepare", argv_json(&c->prepare), "conclude",
 			 argv_json(&c->conclude), "ok_exit", ok, "stdin",
-			 c->stdin_path ? json_string(c->stdin_path) : json_null(), "keep_output",
+			 c->stdin_path ? jsonutil_text(c->stdin_path) : json_null(), "keep_output",
 			 c->keep_output, "timeout_s", c->timeout > 0 ? json_real(c->timeout) : json_null());
 }
 
@@ -52,27 +52,27 @@ static json_t *resolved_spec(const struct spec *s)
 		for (size_t a = 0; a < s->n_axis; a++) {
 			json_t *vals = json_array();
 			for (size_t v = 0; v < s->axis_n[a]; v++)
-				jsonutil_append(vals, json_string(s->axis[a][v].text));
+				jsonutil_append(vals, jsonutil_text(s->axis[a][v].text));
 			jsonutil_set(params, s->bound->params[a].name, vals);
 		}
 	for (size_t i = 0; i < s->n_subtract; i++)
-		jsonutil_append(sub, json_string(s->subtract[i]));
+		jsonutil_append(sub, jsonutil_text(s->subtract[i]));
 	for (size_t i = 0; i < s->n_findings; i++)
-		jsonutil_append(fi, json_string(s->findings[i]));
-	jsonutil_set(j, "file", json_string(s->file));
-	jsonutil_set(j, "name", json_string(s->name));
-	jsonutil_set(j, "title", json_string(s->title));
-	jsonutil_set(j, "group", json_string(s->group));
-	jsonutil_set(j, "probe", json_string(s->probe));
-	jsonutil_set(j, "sweep", json_string(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
+		jsonutil_append(fi, jsonutil_text(s->findings[i]));
+	jsonutil_set(j, "file", jsonutil_text(s->file));
+	jsonutil_set(j, "name", jsonutil_text(s->name));
+	jsonutil_set(j, "title", jsonutil_text(s->title));
+	jsonutil_set(j, "group", jsonutil_text(s->group));
+	jsonutil_set(j, "probe", jsonutil_text(s->probe));
+	jsonutil_set(j, "sweep", jsonutil_text(s->sweep == SWEEP_ZIP ? "zip" : "cross"));
 	jsonutil_set(j, "repetitions", json_pack("{s:i,s:i,s:o,s:o,s:b}",
 		"min", s->reps.min, "max", s->reps.max, "target_ci", results_num(s->reps.target_ci),
 		"max_time_s", results_num(s->reps.max_time), "adaptive", s->reps.adaptive));
-	jsonutil_set(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? json_string("auto")
+	jsonutil_set(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? jsonutil_text("auto")
 							       : json_integer(s->warmup));
 	jsonutil_set(j, "rounds", json_integer(s->rounds));
 	jsonutil_set(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
-							   : json_string("auto"));
+							   : jsonutil_text("auto"));
 	jsonutil_set(j, "min_sample_time_s", results_num(s->min_sample_time));
 	jsonutil_set(j, "outliers", json_pack("{s:s,s:o,s:o,s:o}", "rule", outl[s->outliers],
 		"k", results_num(s->out_k), "lo", results_num(s->out_lo), "hi", results_num(s->out_hi)));
@@ -85,7 +85,7 @@ static json_t *resolved_spec(const struct spec *s)
 	jsonutil_set(j, "params", params);
 	if (s->chart.present) {
 		json_t *c = json_object();
-#define CH(k) jsonutil_set(c, #k, s->chart.k ? json_string(s->chart.k) : json_null())
+#define CH(k) jsonutil_set(c, #k, s->chart.k ? jsonutil_text(s->chart.k) : json_null())
 		CH(x); CH(y); CH(series); CH(xlabel); CH(ylabel); CH(title); CH(kind);
 #undef CH
 		jsonutil_set(c, "logx", json_integer(s->chart.logx));
@@ -99,7 +99,7 @@ static json_t *resolved_spec(const struct spec *s)
 		json_t *w = json_object();
 		for (size_t k = 0; k < s->predict[i].n_where; k++)
 			jsonutil_set(w, s->predict[i].where[k].param,
-					    json_string(s->predict[i].where[k].text));
+					    jsonutil_text(s->predict[i].where[k].text));
 		jsonutil_append(pred, json_pack("{s:o,s:s,s:o,s:s,s:o,s:o,s:s}", "where", w,
 			"machine", s->predict[i].machine ? s->predict[i].machine : "*",
 			"value", results_num(s->predict[i].value),
@@ -116,10 +116,10 @@ static json_t *resolved_spec(const struct spec *s)
 		char key[128];
 
 		snprintf(key, sizeof key, "%.*s", (int)(eq - s->beside_where[i]), s->beside_where[i]);
-		jsonutil_set(bw, key, json_string(eq + 1));
+		jsonutil_set(bw, key, jsonutil_text(eq + 1));
 	}
 	jsonutil_set(j, "beside", s->beside ? json_pack("{s:s,s:o,s:o}", "experiment",
-		s->beside, "rtt", s->beside_rtt ? json_string(s->beside_rtt) : json_null(),
+		s->beside, "rtt", s->beside_rtt ? jsonutil_text(s->beside_rtt) : json_null(),
 		"rtt_where", bw) : (json_decref(bw), json_null()));
 	jsonutil_set(j, "command", command_json(&s->command));
 	return j;
@@ -150,13 +150,13 @@ static json_t *probe_json(const struct loaded_probe *lp)
 json_t *results_experiment_new(const struct spec *s, const struct loaded_probe *lp, double tsc_hz)
 {
 	json_t *r = json_object();
-	jsonutil_set(r, "schema", json_string("sysmeter.result/1"));
-	jsonutil_set(r, "experiment", json_string(s->name));
-	jsonutil_set(r, "title", json_string(s->title));
-	jsonutil_set(r, "group", json_string(s->group));
-	jsonutil_set(r, "description", json_string(s->description ? s->description : ""));
-	jsonutil_set(r, "discussion", s->discussion ? json_string(s->discussion) : json_null());
-	jsonutil_set(r, "status", json_string("running"));
+	jsonutil_set(r, "schema", jsonutil_text("sysmeter.result/1"));
+	jsonutil_set(r, "experiment", jsonutil_text(s->name));
+	jsonutil_set(r, "title", jsonutil_text(s->title));
+	jsonutil_set(r, "group", jsonutil_text(s->group));
+	jsonutil_set(r, "description", jsonutil_text(s->description ? s->description : ""));
+	jsonutil_set(r, "discussion", s->discussion ? jsonutil_text(s->discussion) : json_null());
+	jsonutil_set(r, "status", jsonutil_text("running"));
 	if (lp)
 		jsonutil_set(r, "probe", probe_json(lp));
 	else

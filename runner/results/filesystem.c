@@ -95,6 +95,6 @@ json_t *results_filesystem_in(const char *dir, const char *mountinfo)
 	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mount", mnt, "type", type, "source", source,
 			      "options", opts, "super_options", super);
 	if (j && strncmp(type, "nfs", 3) == 0)
-		jsonutil_set(j, "client_caches", json_string(nfs_caches(opts, super)));
+		jsonutil_set(j, "client_caches", jsonutil_text(nfs_caches(opts, super)));
 	return j ? j : json_null();
 }

@@ -38,40 +38,40 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 	char *commit = version_git_commit();
 
 	for (int i = 0; i < o->argc; i++)
-		jsonutil_append(argv, json_string(o->argv[i]));
+		jsonutil_append(argv, jsonutil_text(o->argv[i]));
 	for (size_t i = 0; i < o->n_sets; i++)
-		jsonutil_append(sets, json_string(o->sets[i]));
+		jsonutil_append(sets, jsonutil_text(o->sets[i]));
 	for (size_t i = 0; i < o->n_filters; i++)
-		jsonutil_append(filters, json_string(o->filters[i]));
+		jsonutil_append(filters, jsonutil_text(o->filters[i]));
 	results_iso_now(started, sizeof started);
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
-	jsonutil_set(m, "schema", json_string("sysmeter.manifest/1"));
-	jsonutil_set(m, "run_id", json_string(o->run_id));
+	jsonutil_set(m, "schema", jsonutil_text("sysmeter.manifest/1"));
+	jsonutil_set(m, "run_id", jsonutil_text(o->run_id));
 	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
-		"git_commit", commit ? json_string(commit) : json_null()));
+		"git_commit", commit ? jsonutil_text(commit) : json_null()));
 	free(commit);
 	jsonutil_set(m, "command_line", argv);
-	jsonutil_set(m, "cwd", json_string(cwd));
+	jsonutil_set(m, "cwd", jsonutil_text(cwd));
 	/* JSON numbers are doubles for most readers: keep the seed exact as text too. */
 	char seedtxt[32];
 	snprintf(seedtxt, sizeof seedtxt, "%llu", (unsigned long long)o->seed);
 	jsonutil_set(m, "seed", json_integer((json_int_t)(o->seed & 0x1fffffffffffffULL)));
-	jsonutil_set(m, "seed_text", json_string(seedtxt));
+	jsonutil_set(m, "seed_text", jsonutil_text(seedtxt));
 	jsonutil_set(m, "options", json_pack("{s:b,s:o,s:o,s:s,s:o,s:n}", "quick", o->quick,
 		"set", sets, "filter", filters, "probe_dir", o->probe_dir,
-		"peer", o->peer ? json_string(o->peer) : json_null(), "nfs"));
-	jsonutil_set(m, "started", json_string(started));
+		"peer", o->peer ? jsonutil_text(o->peer) : json_null(), "nfs"));
+	jsonutil_set(m, "started", jsonutil_text(started));
 	jsonutil_set(m, "finished", json_null());
-	jsonutil_set(m, "status", json_string("running"));
+	jsonutil_set(m, "status", jsonutil_text("running"));
 	jsonutil_set(m, "exit_code", json_null());
 	jsonutil_set(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
 	jsonutil_set(m, "machine", json_incref(machine));
 	jsonutil_set(m, "nfs", json_null());	/* results_manifest_set_nfs */
 	jsonutil_set(m, "report", json_pack("{s:o,s:o,s:o}",
-		"title", o->title ? json_string(o->title) : json_null(),
-		"author", o->author ? json_string(o->author) : json_null(),
-		"course", o->course ? json_string(o->course) : json_null()));
+		"title", o->title ? jsonutil_text(o->title) : json_null(),
+		"author", o->author ? jsonutil_text(o->author) : json_null(),
+		"course", o->course ? jsonutil_text(o->course) : json_null()));
 	jsonutil_set(m, "experiments", exps);	/* results_manifest_add fills it */
 	return m;
 }
@@ -95,7 +95,7 @@ void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_p
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? jsonutil_text(s) : json_null();
 }
 
 void results_manifest_set_nfs(json_t *m, const char *given, const char *url, const char *label,
@@ -110,14 +110,14 @@ void results_manifest_set_nfs(json_t *m, const char *given, const char *url, con
 void results_manifest_set_status(json_t *m, size_t k, const char *status)
 {
 	jsonutil_set(json_array_get(json_object_get(m, "experiments"), k), "status",
-			    json_string(status));
+			    jsonutil_text(status));
 }
 
 void results_manifest_finish(json_t *m, const char *status, int exit_code)
 {
 	char fin[64];
 	results_iso_now(fin, sizeof fin);
-	jsonutil_set(m, "finished", json_string(fin));
-	jsonutil_set(m, "status", json_string(status));
+	jsonutil_set(m, "finished", jsonutil_text(fin));
+	jsonutil_set(m, "status", jsonutil_text(status));
 	jsonutil_set(m, "exit_code", json_integer(exit_code));
 }

@@ -156,7 +156,7 @@ int results_write_csv(const char *run_dir, const json_t *results, char *err, siz
 				json_array_foreach(cols, j, c)
 					have |= strcmp(json_string_value(c), key) == 0;
 				if (!have)
-					jsonutil_append(cols, json_string(key));
+					jsonutil_append(cols, jsonutil_text(key));
 			}
 		}
 	}

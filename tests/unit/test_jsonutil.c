@@ -32,6 +32,17 @@ int main(void)
 	ok(results_write_json(path, o, err, sizeof err) == 0, "the object is written: %s", err);
 	ok(unlink(path) == 0, "and its file exists");
 
+	/* a text that is not UTF-8 (a program's output, a message cut inside
+	   a character) is kept escaped, not lost */
+	json_t *t = jsonutil_text("cut \xc2");
+	ok(t && strcmp(json_string_value(t), "cut \\xc2") == 0, "jsonutil_text escapes: %s",
+	   t ? json_string_value(t) : "(NULL)");
+	ok(jsonutil_set(o, "reason", t) == 0 && jsonutil_build_failure() == NULL,
+	   "and it is set without a failure");
+	t = jsonutil_text("two\nlines µs");
+	ok(t && strcmp(json_string_value(t), "two\nlines µs") == 0, "valid text is unchanged");
+	json_decref(t);
+
 	/* a name that is not UTF-8: json_string gives NULL */
 	ok(jsonutil_set(o, "experiment", json_string("bad\xff")) < 0, "a NULL value is refused");
 	ok(json_object_get(o, "experiment") == NULL, "nothing set");
