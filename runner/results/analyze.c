@@ -70,7 +70,8 @@ static void flag(json_t *sanity, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	jsonutil_append(sanity, json_pack("{s:s,s:s}", "flag", name, "message", msg));
+	/* cut at 512 bytes, perhaps inside a character: kept escaped */
+	jsonutil_append(sanity, json_pack("{s:s,s:o}", "flag", name, "message", jsonutil_text(msg)));
 }
 
 /* Does a `where:` clause select this point?  Numbers compare with a

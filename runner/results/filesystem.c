@@ -92,9 +92,11 @@ json_t *results_filesystem_in(const char *dir, const char *mountinfo)
 		return json_null();
 	unescape(mnt);
 	unescape(source);
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mount", mnt, "type", type, "source", source,
-			      "options", opts, "super_options", super);
+	/* a mount point is bytes, not necessarily UTF-8 */
+	json_t *j = json_pack("{s:o,s:o,s:o,s:o,s:o}", "mount", jsonutil_text(mnt),
+			      "type", jsonutil_text(type), "source", jsonutil_text(source),
+			      "options", jsonutil_text(opts), "super_options", jsonutil_text(super));
 	if (j && strncmp(type, "nfs", 3) == 0)
 		jsonutil_set(j, "client_caches", jsonutil_text(nfs_caches(opts, super)));
-	return j ? j : json_null();
+	return j;
 }

@@ -80,11 +80,11 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_probe *lp,
 			  const char *probe_err)
 {
-	json_t *pj = lp ? json_pack("{s:s,s:s,s:s,s:i,s:s}", "name", lp->p->name, "path", lp->path,
+	json_t *pj = lp ? json_pack("{s:s,s:o,s:s,s:i,s:s}", "name", lp->p->name, "path", jsonutil_text(lp->path),
 				    "version", lp->p->version ? lp->p->version : "",
 				    "abi", (int)lp->p->abi, "sha256", lp->sha256)
-			: json_pack("{s:s,s:n,s:n,s:n,s:n,s:s}", "name", s->probe, "path", "version",
-				    "abi", "sha256", "error", probe_err);
+			: json_pack("{s:s,s:n,s:n,s:n,s:n,s:o}", "name", s->probe, "path", "version",
+				    "abi", "sha256", "error", jsonutil_text(probe_err));
 	char res[600];
 	snprintf(res, sizeof res, "results/%s.json", s->name);
 	jsonutil_append(json_object_get(m, "experiments"),
