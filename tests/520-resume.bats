@@ -63,8 +63,18 @@ PY
 	[ "$(json "$OUT/a/manifest.json" 'd["status"]')" = interrupted ]
 	[ "$(json "$OUT/a/results/b_three.json" '[len(p["rounds"]) for p in d["points"]]')" = "[1, 1]" ]
 	cp -a "$OUT/a" "$BATS_TEST_TMPDIR/before"
+	# as if the first part had read from an NFS server (--nfs): the resumed
+	# part has its own (none here), and the record keeps the first one's
+	python3 - "$OUT/a/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["nfs"] = {"url": "nfs://10.77.1.2/old", "label": "first part", "local_dir": None, "error": None}
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+PY
 	run "$RUNNER" resume --no-report -q "$OUT/a"
 	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/a/manifest.json" 'd["resumed"][0]["nfs_before"]["url"]')" = "nfs://10.77.1.2/old" ]
+	[ "$(json "$OUT/a/manifest.json" 'd["nfs"]')" = null ]
 	[ "$(json "$OUT/a/manifest.json" 'd["status"]')" = complete ]
 	[ "$(json "$OUT/a/manifest.json" 'd["exit_code"]')" = 0 ]
 	# a_one had finished: its file is untouched

@@ -134,6 +134,14 @@ void resume_measured(struct cli_resume *rs, const char *experiment, size_t point
 	jsonutil_append(pts, json_integer((json_int_t)point));
 }
 
+void resume_servers(struct cli_resume *rs, const json_t *manifest)
+{
+	json_t *nfs = json_object_get(manifest, "nfs");
+
+	if (nfs && !json_object_get(rs->record, "nfs_before"))
+		jsonutil_set(rs->record, "nfs_before", json_deep_copy(nfs));
+}
+
 void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
 {
 	json_t *list = json_object_get(manifest, "resumed");

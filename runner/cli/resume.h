@@ -45,6 +45,11 @@ int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
 void resume_measured(struct cli_resume *rs, const char *experiment, size_t point, int round);
 
 /* The record of this resume onto the manifest's "resumed" list. */
+/* Before the resumed part starts its own NFS server: the manifest's `nfs`
+   (the server the kept points read from) is kept in the resume's record as
+   `nfs_before`, since the manifest's entry is about to describe the new one. */
+void resume_servers(struct cli_resume *rs, const json_t *manifest);
+
 void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code);
 
 #endif

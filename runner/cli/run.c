@@ -830,6 +830,8 @@ static void run_with_servers(struct run *r)
 		serve_peer_up(&r->peer, o->peer, o->quiet);	/* failure: remote points skipped */
 	if (!interrupted)
 		r->nfs = serve_nfs_up(o->nfs, o->quiet, &interrupted);	/* failure: NFS points skip */
+	if (o->resume)
+		resume_servers(o->resume, r->manifest);
 	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->nfs),
 				 serve_nfs_label(r->nfs), serve_nfs_local_dir(r->nfs),
 				 serve_nfs_error(r->nfs));
