@@ -147,6 +147,7 @@ bench: all
 # leaves crash-* in $(FUZZ_BUILD)/fuzz/ and stops: minimise it with
 # `build-fuzz/fuzz/fuzz_X -minimize_crash=1 crash-...` and add it to
 # tests/fuzz/regress/X/, which the plain-main harness replays in `make test`.
+# tests/fuzz/X.dict, when there is one, is the target's libFuzzer dictionary.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 10
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c))
@@ -165,7 +166,8 @@ fuzz: fuzz-build
 	@for t in $(FUZZ_NAMES); do \
 		sh tools/fuzz-seeds.sh $$t $(FUZZ_BUILD)/fuzz/corpus/$$t || exit 1; \
 		echo "== $$t: $(FUZZ_TIME) s"; \
-		($(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		($(FUZZ_BUILD)/fuzz/$$t $$dict -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
 			-print_final_stats=1 -close_fd_mask=1 -artifact_prefix=$(FUZZ_BUILD)/fuzz/ \
 			$(FUZZ_BUILD)/fuzz/corpus/$$t 2>&1 | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==|SUMMARY|artifact_prefix|Test unit written)' ) ; \
 		for a in $(FUZZ_BUILD)/fuzz/crash-* $(FUZZ_BUILD)/fuzz/leak-* $(FUZZ_BUILD)/fuzz/timeout-*; do \
