@@ -69,8 +69,7 @@ static const struct probe_param params[] = {
 	PROBE_PARAM_INT(struct cfg, n, "1", "for {n} in the command", 0, 1e15),
 	PROBE_PARAM_SIZE(struct cfg, size, "0", "for {size} in the command (as bytes)", 0, 1e15),
 	PROBE_PARAM_STRING(struct cfg, variant, "", "for {variant} in the command"),
-	PROBE_PARAM_STRING(struct cfg, input, "", "for {input} in the command (any other name the "
-			   "command uses as {name} is a parameter of the spec's own)"),
+	PROBE_PARAM_STRING(struct cfg, input, "", "for {input} in the command"),
 	PROBE_PARAM_END,
 };
 

@@ -4,10 +4,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/info.h"
 #include "lib/exitcode.h"
 #include "exec/loader.h"
+#include "spec/spec.h"
 #include "lib/units.h"
 
 static const char *type_name(enum probe_param_type t)
@@ -49,6 +51,9 @@ static void print_params(const struct loaded_probe *lp, const char *indent)
 		}
 		printf("\n");
 	}
+	if (strcmp(p->name, SPEC_COMMAND_PROBE) == 0)	/* exec/command_vars.c */
+		printf("%s(any other name)    a parameter of the spec's own, for {name} in the command: "
+		       "int, size or text by its values, passed as written\n", indent);
 }
 
 int info_list(void)

@@ -198,6 +198,9 @@ repetitions: 2"
 	run_spec --set c.params.jobs=8 --set c.params.blk=2KiB
 	[ "$status" -eq 0 ]
 	[ "$(cat "$OUT/t/output/c/point-0-round-0-run-0.stdout")" = "-j8|2KiB|; touch $BATS_TEST_TMPDIR/pwned|{jobs}|" ]
+	# probe-help says so
+	run "$RUNNER" probe-help command
+	[[ "$output" == *"(any other name)    a parameter of the spec's own, for {name} in the command"* ]]
 	# a parameter the command does not use is still a typo, with a hint
 	spec "command: [echo, '{jobs}']
 params:
