@@ -5,6 +5,10 @@
 # WERROR=1 turns warnings into errors (tests and CI set it; a plain build does
 # not, so a newer compiler's new warning never breaks a user's build).
 
+# `make` with no goal builds everything `make all` builds.  Without this the
+# first rule in the file, $(BUILD)/config.mk, would be the default goal.
+.DEFAULT_GOAL := all
+
 # make predefines CC=cc; only a CC the user did not choose becomes gcc.
 ifeq ($(origin CC),default)
 CC := gcc
