@@ -11,9 +11,55 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 	[[ "$output" == *"usage: runner"* ]]
 }
 
-@test "an unknown option is bad usage (exit 2)" {
+@test "an unknown option is bad usage (exit 2): named, with the command's usage" {
 	run "$RUNNER" --no-such-option specs/
 	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: run: unknown option '--no-such-option'"* ]]
+	[[ "$output" == *"usage: runner [OPTIONS] SPEC_OR_DIR..."* ]]
+}
+
+@test "options belong to commands: another command's option is refused with who takes it" {
+	run "$RUNNER" list --threshold 5
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: list: unknown option '--threshold' (it is an option of 'runner compare')"* ]]
+	[[ "$output" == *"usage: runner list [OPTIONS]"* ]]
+	[[ "$output" != *"mem_latency"* ]]	# nothing listed
+	run "$RUNNER" report --force "$BATS_TEST_DIRNAME/fixtures/runs/basic"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: report: unknown option '--force' (it is an option of 'runner rerun')"* ]]
+	[[ "$output" == *"usage: runner report [OPTIONS] RUN"* ]]
+}
+
+@test "a misspelt option gets the command's closest option" {
+	run "$RUNNER" compare --thresold 3% a b
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: compare: unknown option '--thresold' (did you mean '--threshold'?)"* ]]
+	run "$RUNNER" --quik specs/
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"(did you mean '--quick'?)"* ]]
+}
+
+@test "options go after the command; --opt=value, -qv and -- work" {
+	run "$RUNNER" -q list
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: options go after the command: runner list [OPTIONS] ..."* ]]
+	run "$RUNNER" check --set=syscall.repetitions=5 -qv -- specs/syscall.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"syscall.yaml: ok"* ]]
+	run "$RUNNER" check --quick=yes specs/syscall.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: check: option '--quick' takes no argument"* ]]
+	run "$RUNNER" check --set
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"runner: check: option '--set' needs an argument (EXP.KEY=VALUE)"* ]]
+}
+
+@test "COMMAND --help lists that command's options only" {
+	run "$RUNNER" compare --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"usage: runner compare [OPTIONS] RUN_A RUN_B"* ]]
+	[[ "$output" == *"--fail-on"* ]]
+	[[ "$output" != *"--quick"* ]]
 }
 
 @test "no spec given is bad usage (exit 2)" {

@@ -32,14 +32,15 @@ render() {
 	done
 }
 
-@test "docs: runner(1) names every command and every option of runner --help" {
+@test "docs: runner(1) names every command and every option of every command's --help" {
 	command -v groff >/dev/null || skip "groff not installed (groff-base)"
 	page=$(render "$MAN1")
 	run "$RUNNER" --help
 	[ "$status" -eq 0 ]
 	help=$output
-	cmds=$(grep -o '^ *runner [a-z-]*' <<<"$help" | awk '{ print $2 }' | grep -v '^$')
-	opts=$(grep -o -- '--[a-z-]*' <<<"$help" | sort -u)
+	cmds=$(grep -o '^ *runner [a-z-]*' <<<"$help" | awk '{ print $2 }' | grep -v '^$' | grep -v '^-')
+	# options belong to commands: every command's --help, and the run's
+	opts=$(for c in run $cmds; do "$RUNNER" "$c" --help; done | grep -o -- '--[a-z-]*' | sort -u)
 	[ "$(wc -l <<<"$cmds")" -ge 6 ]
 	[ "$(wc -l <<<"$opts")" -ge 12 ]
 	for c in $cmds; do

@@ -17,6 +17,24 @@ install_to() {	# install_to PREFIX
 		DESTDIR="$DEST" PREFIX="$1" >/dev/null
 }
 
+@test "plain make in a clean clone builds the runner and every probe" {
+	# the first thing a C user types; once per suite, the Makefile is the same
+	# for every build dir
+	[ "$BUILD" = build ] || skip "once per suite (BUILD=build)"
+	git -C "$BATS_TEST_DIRNAME/.." rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	git clone -q "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR/clone"
+	run make -s -C "$BATS_TEST_TMPDIR/clone"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -x "$BATS_TEST_TMPDIR/clone/build/runner" ]
+	for c in "$BATS_TEST_TMPDIR"/clone/probes/*.c; do
+		[ -f "$BATS_TEST_TMPDIR/clone/build/probes/$(basename "$c" .c).so" ]
+	done
+	run "$BATS_TEST_TMPDIR/clone/build/runner" list
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mem_latency"* ]]
+}
+
 @test "two PREFIXes in a row, no clean: each installed runner lists its own probes" {
 	for prefix in /opt/sm-a /usr/local; do
 		install_to "$prefix"

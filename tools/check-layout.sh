@@ -5,10 +5,10 @@
 #   - headers of its own folder;
 #   - the ABI headers at the top (probe.h, probe_time.h) and any lib/ header;
 #   - the ONE public header (<stage>/<stage>.h) of an EARLIER stage.
-# Stage order: lib spec plan machine stats exec results report serve cli main.c
+# Stage order: lib spec plan machine stats exec results report serve engine cli main.c
 # (main.c is last and may include any public header).  The report reads the
 # run's files and nothing else, so of the stages it includes results/ only.
-# Included headers must also not form a cycle.  Prints every violation as FILE:LINE: what, and
+# Modules (a .c with its .h) must not include each other in a cycle.  Prints every violation as FILE:LINE: what, and
 # exits 1 when there is one.
 #
 # Usage: tools/check-layout.sh [RUNNER_DIR]   (default: runner/ of this tree)
@@ -17,7 +17,7 @@ root=${1:-$(dirname "$0")/../runner}
 [ -d "$root" ] || { echo "check-layout: '$root': no such folder" >&2; exit 2; }
 cd "$root" || exit 2
 
-STAGES="lib spec plan machine stats exec results report serve cli"
+STAGES="lib spec plan machine stats exec results report serve engine cli"
 # Stages that may include fewer earlier stages than the order allows:
 # "stage:allowed,allowed" (lib/ is always allowed).
 ONLY="report:results"
@@ -92,12 +92,43 @@ function folder(p) { return p ~ /\// ? substr(p, 1, index(p, "/") - 1) : p }
 }
 END { exit bad }' "${TMPDIR:-/tmp}/check-layout.$$" || bad=1
 
-# Header cycles: tsort reports a loop in the "includer included" pairs.
-if ! awk '$1 ~ /\.h$/ { print $1, $3 }' "${TMPDIR:-/tmp}/check-layout.$$" |
-	tsort >/dev/null 2>"${TMPDIR:-/tmp}/check-layout.$$.cyc"; then
+# Cycles, inside a folder as well as between folders: headers that include
+# each other, and source files that call each other.  File A calls file B
+# when A names a function that B defines and exports (a definition starts a
+# line: "int spec_load(", never "static").  A header that only shares a
+# struct makes no such tie; run.c -> resume.c -> rerun.c -> run.c, each
+# calling the next, does.  tsort reports a loop in either set of pairs.
+t="${TMPDIR:-/tmp}/check-layout.$$"
+for f in $files; do
+	case $f in *.c) ;; *) continue ;; esac
+	awk -v f="$f" '/^[A-Za-z_][A-Za-z0-9_ \t\*]*[ \t\*][A-Za-z_][A-Za-z0-9_]*\(/ &&
+		!/^(static|extern|typedef|return)[ \t]/ && !/;[ \t]*$/ {
+		s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ \t\*]+/); print "D", w[n], f }' "$f"
+	# the names it uses, outside comments and strings
+	awk '{ line = $0; out = ""
+	       while (line != "") {
+		       if (incom) { i = index(line, "*/"); if (!i) break
+				    line = substr(line, i + 2); incom = 0; continue }
+		       i = index(line, "/*"); if (!i) { out = out line; break }
+		       out = out substr(line, 1, i - 1); line = substr(line, i + 2); incom = 1
+	       }
+	       print out }' "$f" | sed -e 's/"\([^"\\]\|\\.\)*"//g' -e 's|//.*||' |
+		grep -o '[A-Za-z_][A-Za-z0-9_]*' | sort -u |
+		awk -v f="$f" '{ print "U", $1, f }'
+done > "$t.calls"
+awk 'NR == FNR { if ($1 == "D" && $2 != "main") def[$2] = $3; next }
+     $1 == "U" && ($2 in def) && def[$2] != $3 { print $3, def[$2] }' "$t.calls" "$t.calls" |
+	sort -u > "$t.edges"
+if ! awk '$1 ~ /\.h$/ { print $1, $3 }' "$t" | tsort >/dev/null 2>"$t.cyc"; then
 	echo "headers include each other in a cycle:"
-	sed 's/^tsort: /    /' "${TMPDIR:-/tmp}/check-layout.$$.cyc"
+	sed -e 's/^tsort: [^:]*: /    /' -e 's/^tsort: /        /' "$t.cyc"
 	bad=1
 fi
+if ! tsort "$t.edges" >/dev/null 2>"$t.cyc"; then
+	echo "source files call each other in a cycle:"
+	sed -e 's/^tsort: [^:]*: /    /' -e 's/^tsort: /        /' "$t.cyc"
+	bad=1
+fi
+rm -f "$t.calls" "$t.edges"
 rm -f "${TMPDIR:-/tmp}/check-layout.$$.cyc"
 exit $bad

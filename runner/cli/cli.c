@@ -1,7 +1,7 @@
 /*
- * cli.c - the command table (cli.h) and the commands small enough to need
- * no file of their own: operand checks, then a call into the module that
- * does the work.
+ * cli.c - the command table (cli.h), each command's option table, and the
+ * commands small enough to need no file of their own: operand checks, then
+ * a call into the module that does the work.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -14,12 +14,12 @@
 #include "cli/nfs_serve.h"
 #include "cli/rerun.h"
 #include "cli/resume.h"
-#include "cli/run.h"
+#include "engine/engine.h"
+#include "lib/jsonutil.h"
 #include "lib/version.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "serve/serve.h"
-#include "lib/jsonutil.h"
 
 /* --nfs is "netns" or nfs://HOST/EXPORT; 0, or EXIT_USAGE (said). */
 static int check_nfs(const struct cli_opts *o)
@@ -31,24 +31,32 @@ static int check_nfs(const struct cli_opts *o)
 	return 0;
 }
 
+/* `runner [run] SPECS...` and `runner check SPECS...`: the operands and
+   options as an engine request. */
 static int run_or_check(const char *cmd, char **ops, size_t nops, struct cli_opts *o)
 {
+	struct engine_request rq = {.paths = ops, .n_paths = nops, .has_seed = o->has_seed,
+				    .seed = o->seed};
+
 	if (nops == 0) {
 		fprintf(stderr, "runner: %s: no spec or directory given\n", cmd);
-		cli_usage(stderr);
+		cli_command_usage(stderr, cli_command_find(cmd));
 		return EXIT_USAGE;
 	}
-	o->check_only = strcmp(cmd, "check") == 0;
-	return run_main(ops, nops, o);
+	cli_engine_options(o, &rq.opt);
+	return strcmp(cmd, "check") == 0 ? engine_check(&rq) : engine_run(&rq);
 }
 
 static int cmd_run(char **ops, size_t nops, struct cli_opts *o)
 {
-	if (o->token)	/* the probes read the --peer's token file from here */
-		setenv("SYSMETER_PEER_TOKEN", o->token, 1);
 	if (check_nfs(o))
 		return EXIT_USAGE;
 	return run_or_check("run", ops, nops, o);
+}
+
+static int cmd_check(char **ops, size_t nops, struct cli_opts *o)
+{
+	return run_or_check("check", ops, nops, o);
 }
 
 static int cmd_serve(char **ops, size_t nops, struct cli_opts *o)
@@ -70,11 +78,6 @@ static int cmd_nfs_serve(char **ops, size_t nops, struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	return nfs_serve_main(o->ready_file, o->quiet);
-}
-
-static int cmd_check(char **ops, size_t nops, struct cli_opts *o)
-{
-	return run_or_check("check", ops, nops, o);
 }
 
 static int cmd_list(char **ops, size_t nops, struct cli_opts *o)
@@ -112,16 +115,6 @@ static unsigned parse_formats(const char *s)
 	}
 	free(copy);
 	return f;
-}
-
-void cli_front_matter(json_t *fm, const struct cli_opts *o)
-{
-	if (o->title)
-		jsonutil_set(fm, "title", jsonutil_text(o->title));
-	if (o->author)
-		jsonutil_set(fm, "author", jsonutil_text(o->author));
-	if (o->course)
-		jsonutil_set(fm, "course", jsonutil_text(o->course));
 }
 
 /* `runner report RUN --title T --author A --course C`: the front matter is
@@ -212,7 +205,7 @@ static int cmd_rerun(char **ops, size_t nops, struct cli_opts *o)
 	}
 	if (check_nfs(o))
 		return EXIT_USAGE;
-	return rerun_main(ops[0], o->force, o);
+	return rerun_main(ops[0], o);
 }
 
 static int cmd_resume(char **ops, size_t nops, struct cli_opts *o)
@@ -223,7 +216,7 @@ static int cmd_resume(char **ops, size_t nops, struct cli_opts *o)
 	}
 	if (check_nfs(o))
 		return EXIT_USAGE;
-	return resume_main(ops[0], o->force, o);
+	return resume_main(ops[0], o);
 }
 
 static int cmd_merge(char **ops, size_t nops, struct cli_opts *o)
@@ -246,45 +239,138 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 	return compare_main(ops[0], ops[1], &a);
 }
 
-const struct cli_command cli_commands[] = {
-	{"run", cmd_run, "[OPTIONS] SPEC_OR_DIR...", "run experiments"},
-	{"check", cmd_check, "SPEC_OR_DIR...", "validate only"},
-	{"list", cmd_list, "", "probes and their parameters"},
-	{"probe-help", cmd_probe_help, "NAME", "one probe's parameters"},
-	{"report", cmd_report, "RUN [--format md,tex,pdf] [--templates DIR]",
-	 "render a run's report again from its JSON"},
-	{"rerun", cmd_rerun, "RUN [--force]", "run a saved run again, exactly"},
-	{"resume", cmd_resume, "RUN [--force]",
-	 "finish an interrupted run in its folder: the missing points, same seed"},
-	{"merge", cmd_merge, "RUN RUN... [--run-id ID]",
-	 "one report from several runs: each experiment's newest result"},
-	{"compare", cmd_compare,
-	 "RUN_A RUN_B [--threshold PCT] [--fail-on regression|change] [--json FILE]",
-	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
-	{"serve", cmd_serve, "[--listen ADDR:PORT] [--token FILE]",
-	 "the peer of the network probes, until Ctrl-C"},
-	{"nfs-serve", cmd_nfs_serve, "[--ready-file FILE]",
-	 "the --nfs netns server on its own (root), until Ctrl-C"},
-	{NULL, NULL, NULL, NULL},
+/* --- the option tables -------------------------------------------------- */
+
+#define OPT_OUT CLI_TEXT("out", 'o', out_dir, "DIR", "results root (default out): runs go to DIR/<run-id>, DIR/latest")
+#define OPT_RUN_ID CLI_CALL("run-id", 0, cli_opt_run_id, "ID", "the run folder's name instead of UTC time + hash")
+#define OPT_PROBE_DIR CLI_CALL("probe-dir", 0, cli_opt_probe_dir, "DIRS", "colon-separated directories searched for probes first")
+#define OPT_TEMPLATES CLI_TEXT("templates", 0, templates, "DIR", "the report's templates")
+#define OPT_SET CLI_CALL("set", 0, cli_opt_set, "EXP.KEY=VALUE", "override a spec key (*.KEY: every spec)")
+#define OPT_FILTER CLI_CALL("filter", 0, cli_opt_filter, "GLOB", "only the experiments whose name matches")
+#define OPT_QUICK CLI_FLAG("quick", 0, quick, "smoke profile: 3 repetitions, short sweeps")
+#define OPT_SEED CLI_CALL("seed", 0, cli_opt_seed, "N", "the run's seed (default: random, recorded)")
+#define OPT_PEER CLI_TEXT("peer", 0, peer, "HOST:PORT|netns", "the runner serve peer of the network probes")
+#define OPT_NFS CLI_TEXT("nfs", 0, nfs, "netns|nfs://HOST/EXPORT", "the NFS server of the NFS probes")
+#define OPT_TOKEN CLI_TEXT("token", 0, token, "FILE", "the peer's shared secret")
+#define OPT_TITLE CLI_TEXT("title", 0, title, "TEXT", "the report's title")
+#define OPT_AUTHOR CLI_TEXT("author", 0, author, "TEXT", "the report's author(s)")
+#define OPT_COURSE CLI_TEXT("course", 0, course, "TEXT", "the report's course or affiliation")
+#define OPT_NO_REPORT CLI_FLAG("no-report", 0, no_report, "no charts and report at the end")
+#define OPT_FORCE CLI_FLAG("force", 0, force, "go on although a probe binary changed since the run")
+#define OPT_QUIET CLI_FLAG("quiet", 'q', quiet, "no progress")
+#define OPT_VERBOSE CLI_FLAG("verbose", 'v', verbose, "say what is being done")
+#define OPT_READY_FILE CLI_TEXT("ready-file", 0, ready_file, "FILE", "written once the server answers")
+
+static const struct cli_option run_options[] = {
+	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK,
+	OPT_SEED, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_TITLE, OPT_AUTHOR, OPT_COURSE,
+	OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
+static const struct cli_option check_options[] = {
+	OPT_PROBE_DIR, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_QUIET, OPT_VERBOSE, CLI_END,
+};
+static const struct cli_option probe_options[] = {	/* list, probe-help */
+	OPT_PROBE_DIR, CLI_END,
+};
+static const struct cli_option report_options[] = {
+	CLI_TEXT("format", 0, format, "md,tex,pdf", "the formats to render (default all)"),
+	OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_QUIET, OPT_VERBOSE, CLI_END,
+};
+static const struct cli_option rerun_options[] = {
+	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS,
+	OPT_TOKEN, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE,
+	CLI_END,
+};
+static const struct cli_option resume_options[] = {
+	OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_NO_REPORT,
+	OPT_QUIET, OPT_VERBOSE, CLI_END,
+};
+static const struct cli_option merge_options[] = {
+	OPT_OUT, OPT_RUN_ID, OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT,
+	OPT_QUIET, OPT_VERBOSE, CLI_END,
+};
+static const struct cli_option compare_options[] = {
+	CLI_TEXT("threshold", 0, threshold, "PCT", "the noise threshold (default 5%)"),
+	CLI_TEXT("fail-on", 0, fail_on, "regression|change|never", "exit 1 when B has this"),
+	CLI_TEXT("json", 0, json_out, "FILE", "the decision as JSON (- for stdout)"),
+	CLI_END,
+};
+static const struct cli_option serve_options[] = {
+	CLI_TEXT("listen", 0, listen, "ADDR:PORT", "where to listen (default 127.0.0.1:7077)"),
+	OPT_TOKEN, OPT_READY_FILE, OPT_QUIET, CLI_END,
+};
+static const struct cli_option nfs_serve_options[] = {
+	OPT_READY_FILE, OPT_QUIET, CLI_END,
+};
+
+const struct cli_command cli_commands[] = {
+	{"run", cmd_run, run_options, "SPEC_OR_DIR...", "run experiments"},
+	{"check", cmd_check, check_options, "SPEC_OR_DIR...", "validate only"},
+	{"list", cmd_list, probe_options, "", "probes and their parameters"},
+	{"probe-help", cmd_probe_help, probe_options, "NAME", "one probe's parameters"},
+	{"report", cmd_report, report_options, "RUN", "render a run's report again from its JSON"},
+	{"rerun", cmd_rerun, rerun_options, "RUN", "run a saved run again, exactly"},
+	{"resume", cmd_resume, resume_options, "RUN",
+	 "finish an interrupted run in its folder: the missing points, same seed"},
+	{"merge", cmd_merge, merge_options, "RUN RUN...",
+	 "one report from several runs: each experiment's newest result"},
+	{"compare", cmd_compare, compare_options, "RUN_A RUN_B",
+	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
+	{"serve", cmd_serve, serve_options, "", "the peer of the network probes, until Ctrl-C"},
+	{"nfs-serve", cmd_nfs_serve, nfs_serve_options, "",
+	 "the --nfs netns server on its own (root), until Ctrl-C"},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+const struct cli_command *cli_command_find(const char *name)
+{
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+const char *cli_command_taking(const char *option)
+{
+	int takes_arg;
+
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (cli_options_has(c->options, option, &takes_arg))
+			return c->name;
+	return NULL;
+}
+
+/* "runner report [OPTIONS] RUN" (the default command without its name). */
+static void usage_line(char *buf, size_t len, const struct cli_command *c)
+{
+	snprintf(buf, len, "runner %s%s[OPTIONS]%s%s", c == cli_commands ? "" : c->name,
+		 c == cli_commands ? "" : " ", *c->synopsis ? " " : "", c->synopsis);
+}
 
 void cli_usage(FILE *f)
 {
 	for (const struct cli_command *c = cli_commands; c->name; c++) {
 		char line[256];
-		/* The default command goes without its name. */
-		snprintf(line, sizeof line, "runner %s%s%s", c == cli_commands ? "" : c->name,
-			 c == cli_commands || !*c->synopsis ? "" : " ", c->synopsis);
-		fprintf(f, "%s%-38s", c == cli_commands ? "usage: " : "       ", line);
-		if (strlen(line) >= 38)
-			fprintf(f, "\n%45s", "");
+
+		usage_line(line, sizeof line, c);
+		fprintf(f, "%s%-42s", c == cli_commands ? "usage: " : "       ", line);
+		if (strlen(line) >= 42)
+			fprintf(f, "\n%49s", "");
 		fprintf(f, "%s\n", c->help);
 	}
-	fputs("options: -o/--out DIR, --run-id ID, --probe-dir DIRS, --templates DIR,\n"
-	      "         --set EXP.KEY=VALUE, --filter GLOB, --quick, --seed N, --peer HOST:PORT|netns,\n"
-	      "         --nfs netns|nfs://HOST/EXPORT, --token FILE, --ready-file FILE,\n"
-	      "         --title TEXT, --author TEXT, --course TEXT,\n"
-	      "         --no-report, -q/--quiet, -v/--verbose, -h/--help, --version\n", f);
+	fputs("       runner --version\n"
+	      "`runner COMMAND --help` lists a command's options; `runner run --help` the run's.\n", f);
+}
+
+void cli_command_usage(FILE *f, const struct cli_command *c)
+{
+	char line[256];
+
+	if (!c)
+		return;
+	usage_line(line, sizeof line, c);
+	fprintf(f, "usage: %s\n       %s\noptions:\n", line, c->help);
+	cli_options_usage(f, c->options);
 }
 
 void cli_version(FILE *f)

@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/options.h"
+#include "lib/exitcode.h"
 #include "cli/merge.h"
 #include "cli/rerun.h"
 #include "lib/version.h"

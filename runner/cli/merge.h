@@ -4,7 +4,7 @@
 #define SYSMETER_MERGE_H
 
 #include <stddef.h>
-#include "cli/cli.h"
+#include "cli/options.h"
 
 int merge_main(char **runs, size_t n, const struct cli_opts *o);
 

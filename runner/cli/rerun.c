@@ -13,6 +13,8 @@
 #include "exec/loader.h"
 #include "machine/machine.h"
 #include "cli/rerun.h"
+#include "engine/engine.h"
+#include "lib/exitcode.h"
 #include "results/results.h"
 #include "lib/jsonutil.h"
 
@@ -122,33 +124,35 @@ int rerun_check(const char *run_dir, json_t *m, char **files, json_t *changes)
 	return refused;
 }
 
-int rerun_replay(const json_t *m, struct cli_opts *o)
+int rerun_replay(const json_t *m, const struct cli_opts *now, struct engine_request *rq)
 {
 	json_t *opts = json_object_get(m, "options"), *sets = json_object_get(opts, "set"), *x;
-	size_t i;
+	char **v = calloc(json_array_size(sets) + 1, sizeof *v);
+	size_t i, n = 0;
 
-	o->sets = calloc(json_array_size(sets) + 1, sizeof *o->sets);
-	if (!o->sets)
+	if (!v)
 		return -1;
-	o->n_sets = 0;
+	cli_engine_options(now, &rq->opt);
 	json_array_foreach(sets, i, x)
-		o->sets[o->n_sets++] = (char *)json_string_value(x);
+		v[n++] = (char *)json_string_value(x);
+	rq->opt.sets = v;
+	rq->opt.n_sets = n;
 	/* The saved specs are exactly the experiments that ran: no filter. */
-	o->filters = NULL;
-	o->n_filters = 0;
-	o->quick = json_is_true(json_object_get(opts, "quick"));
+	rq->opt.filters = NULL;
+	rq->opt.n_filters = 0;
+	rq->opt.quick = json_is_true(json_object_get(opts, "quick"));
 	const char *seedtxt = json_string_value(json_object_get(m, "seed_text"));
-	o->has_seed = 1;
-	o->seed = seedtxt ? strtoull(seedtxt, NULL, 10)
-			  : (uint64_t)json_integer_value(json_object_get(m, "seed"));
-	if (!o->peer)
-		o->peer = json_string_value(json_object_get(opts, "peer"));
-	if (!o->nfs)	/* the same kind of server: a namespace is made afresh */
-		o->nfs = json_string_value(json_object_get(opts, "nfs"));
+	rq->has_seed = 1;
+	rq->seed = seedtxt ? strtoull(seedtxt, NULL, 10)
+			   : (uint64_t)json_integer_value(json_object_get(m, "seed"));
+	if (!rq->opt.peer)
+		rq->opt.peer = json_string_value(json_object_get(opts, "peer"));
+	if (!rq->opt.nfs)	/* the same kind of server: a namespace is made afresh */
+		rq->opt.nfs = json_string_value(json_object_get(opts, "nfs"));
 	return 0;
 }
 
-int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
+int rerun_main(const char *run_dir, const struct cli_opts *now)
 {
 	char err[4400];
 	json_t *m = results_manifest_read(run_dir, err, sizeof err);
@@ -167,6 +171,7 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 	json_t *changes = json_array();
 	size_t i, n = json_array_size(exps);
 	char **files = calloc(n + 1, sizeof *files);
+	struct engine_request rq = {.paths = files, .n_paths = n};
 	int rc;
 
 	int refused = rerun_check(run_dir, m, files, changes);
@@ -176,23 +181,22 @@ int rerun_main(const char *run_dir, int force, const struct cli_opts *base)
 	}
 	json_array_foreach(changes, i, x)
 		fprintf(stderr, "runner: rerun: %s\n", json_string_value(x));
-	if (refused && !force) {
+	if (refused && !now->force) {
 		fprintf(stderr, "runner: rerun: a probe changed since %s; use --force to rerun anyway\n",
 			run_dir);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-
-	struct cli_opts o = *base;
-	if (rerun_replay(m, &o) < 0) {
+	if (rerun_replay(m, now, &rq) < 0) {
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
-	o.origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id", json_object_get(m, "run_id"),
-			     "changes", changes);
-	rc = run_main(files, n, &o);
-	json_decref(o.origin);
-	free(o.sets);
+	json_t *origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id",
+				   json_object_get(m, "run_id"), "changes", changes);
+	rq.origin = origin;
+	rc = engine_run(&rq);
+	json_decref(origin);
+	free((void *)rq.opt.sets);
 out:
 	for (i = 0; i < n; i++)
 		free(files[i]);

@@ -3,9 +3,13 @@
 #ifndef SYSMETER_RERUN_H
 #define SYSMETER_RERUN_H
 
-#include "cli/run.h"
+#include <jansson.h>
 
-int rerun_main(const char *run_dir, int force, const struct cli_opts *base);
+#include "cli/options.h"
+
+struct engine_request;
+
+int rerun_main(const char *run_dir, const struct cli_opts *o);
 
 /* The differences between a saved run and now that make numbers
    incomparable, as messages appended to `changes`: each probe's binary
@@ -19,9 +23,10 @@ int rerun_check(const char *run_dir, json_t *manifest, char **files, json_t *cha
 /* Machine fields that changed between two machine descriptions. */
 void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes);
 
-/* The saved run's options into o: --set (o->sets malloc'd, the strings
-   borrowed from the manifest), --quick, the seed, --peer and --nfs unless
-   given now; no --filter (the saved specs are what ran).  -1: no memory. */
-int rerun_replay(const json_t *manifest, struct cli_opts *o);
+/* The saved run's options into the request: --set (rq->opt.sets malloc'd,
+   free it; the strings borrowed from the manifest), --quick, the seed,
+   --peer and --nfs unless given now (`now`'s other options as given); no
+   --filter (the saved specs are what ran).  -1: no memory. */
+int rerun_replay(const json_t *manifest, const struct cli_opts *now, struct engine_request *rq);
 
 #endif

@@ -6,7 +6,7 @@
  * skipped, timeout: as recorded) is kept, a round cut by the interrupt is
  * measured again, and the rounds never started are measured now.  A round's
  * seed is derived from the run's seed, the experiment, the point and the
- * round alone (run.c), so a resumed run gets the samples an uninterrupted
+ * round alone (engine/), so a resumed run gets the samples an uninterrupted
  * one would have.  The options are the run's (rerun_replay), a changed probe
  * binary is refused unless --force, a changed machine is said; the manifest
  * keeps a record of each resume (when, what changed, what was measured).
@@ -19,142 +19,39 @@
 
 #include "cli/rerun.h"
 #include "cli/resume.h"
-#include "exec/exec.h"
-#include "plan/plan.h"
-#include "results/results.h"
-#include "spec/spec.h"
+#include "engine/engine.h"
+#include "lib/exitcode.h"
 #include "lib/jsonutil.h"
+#include "results/results.h"
 
 static const char *str_at(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
 }
 
-int resume_check_experiment(const struct cli_resume *rs, size_t k, const struct spec *s)
+/* Experiment name -> its saved result, for every experiment that started
+   (results/<name>.json exists).  NULL (said) when one cannot be read. */
+static json_t *saved_results(const char *run_dir, const json_t *m)
 {
-	const json_t *me = json_array_get(json_object_get(rs->manifest, "experiments"), k);
-	const char *name = str_at(me, "name"), *sha = str_at(me, "spec_sha256");
-
-	if (!name || strcmp(name, s->name) != 0) {
-		fprintf(stderr, "runner: resume: %s: the saved specs plan experiment %zu as '%s', the "
-			"manifest says '%s'\n", rs->dir, k + 1, s->name, name ? name : "(none)");
-		return -1;
-	}
-	if (sha && strcmp(sha, s->sha256) != 0) {
-		fprintf(stderr, "runner: resume: %s: %s changed since the run (its sha256 is not the "
-			"manifest's): the rest would not be measured with the same spec\n", rs->dir,
-			s->file);
-		return -1;
-	}
-	return 0;
-}
-
-/* The saved point p must be the plan's point p: same index, same values. */
-static int same_point(const struct spec *s, const struct plan_point *pt, const json_t *pj)
-{
-	json_t *want = results_params(s, pt, 1);
-	int same = json_integer_value(json_object_get(pj, "index")) == (json_int_t)pt->index &&
-		   json_equal(want, json_object_get(pj, "params_text"));
-
-	json_decref(want);
-	return same;
-}
-
-int resume_experiment(struct cli_resume *rs, size_t k, const struct spec *s,
-		      const struct loaded_probe *lp, const struct plan_point *pts, size_t n_pts,
-		      int planned, struct point_result **rounds, size_t *n_rounds, json_t **result)
-{
-	const json_t *me = json_array_get(json_object_get(rs->manifest, "experiments"), k);
-	char path[4400], err[4600];
-	json_t *res, *points;
-	size_t kept = 0;
-
-	snprintf(path, sizeof path, "%s/results/%s.json", rs->dir, s->name);
-	if (access(path, F_OK) != 0)
-		return 0;	/* never started */
-	if (!(res = results_load(path, err, sizeof err))) {
-		fprintf(stderr, "runner: resume: %s\n", err);
-		return -1;
-	}
-	points = json_object_get(res, "points");
-	if (results_status_finished(str_at(me, "status"))) {
-		*result = res;
-		jsonutil_set(json_object_get(rs->record, "kept"), s->name,
-				    jsonutil_text("finished"));
-		return 1;
-	}
-	for (size_t p = 0; p < n_pts && p < json_array_size(points); p++) {
-		const json_t *pj = json_array_get(points, p);
-		int n;
-
-		if (!same_point(s, &pts[p], pj)) {
-			fprintf(stderr, "runner: resume: %s: point %zu of '%s' is not the one the saved "
-				"spec plans now\n", path, p, s->name);
-			goto bad;
-		}
-		if ((n = results_point_rounds(pj, lp, rounds[p], (size_t)planned, err, sizeof err)) < 0) {
-			fprintf(stderr, "runner: resume: %s: point %zu: %s\n", path, p, err);
-			goto bad;
-		}
-		n_rounds[p] = (size_t)n;
-		kept += (size_t)n;
-	}
-	*result = res;
-	jsonutil_set(json_object_get(rs->record, "kept"), s->name,
-			    json_pack("{s:I}", "rounds", (json_int_t)kept));
-	return 0;
-bad:
-	for (size_t p = 0; p < n_pts; p++) {
-		for (size_t r = 0; r < n_rounds[p]; r++)
-			exec_result_free(&rounds[p][r]);
-		n_rounds[p] = 0;
-	}
-	json_decref(res);
-	return -1;
-}
-
-void resume_measured(struct cli_resume *rs, const char *experiment, size_t point, int round)
-{
-	json_t *measured = json_object_get(rs->record, "measured");
-	json_t *e = json_object_get(measured, experiment), *pts;
+	json_t *kept = json_object(), *x;
 	size_t i;
-	json_t *v;
 
-	if (!e) {
-		e = json_pack("{s:[],s:i}", "points", "rounds", 0);
-		jsonutil_set(measured, experiment, e);
+	json_array_foreach(json_object_get(m, "experiments"), i, x) {
+		const char *name = str_at(x, "name");
+		char path[4400], err[4600];
+		json_t *res;
+
+		snprintf(path, sizeof path, "%s/results/%s.json", run_dir, name ? name : "?");
+		if (!name || access(path, F_OK) != 0)
+			continue;	/* never started */
+		if (!(res = results_load(path, err, sizeof err))) {
+			fprintf(stderr, "runner: resume: %s\n", err);
+			json_decref(kept);
+			return NULL;
+		}
+		jsonutil_set(kept, name, res);
 	}
-	jsonutil_set(e, "rounds",
-			    json_integer(json_integer_value(json_object_get(e, "rounds")) + 1));
-	(void)round;
-	pts = json_object_get(e, "points");
-	json_array_foreach(pts, i, v)
-		if (json_integer_value(v) == (json_int_t)point)
-			return;
-	jsonutil_append(pts, json_integer((json_int_t)point));
-}
-
-void resume_servers(struct cli_resume *rs, const json_t *manifest)
-{
-	json_t *nfs = json_object_get(manifest, "nfs");
-
-	if (nfs && !json_object_get(rs->record, "nfs_before"))
-		jsonutil_set(rs->record, "nfs_before", json_deep_copy(nfs));
-}
-
-void resume_end(struct cli_resume *rs, json_t *manifest, int exit_code)
-{
-	json_t *list = json_object_get(manifest, "resumed");
-	char now[64];
-
-	results_iso_now(now, sizeof now);
-	jsonutil_set(rs->record, "finished", jsonutil_text(now));
-	jsonutil_set(rs->record, "exit_code", json_integer(exit_code));
-	if (!json_is_array(list)) {
-		list = json_array();
-		jsonutil_set(manifest, "resumed", list);
-	}
-	json_array_append(list, rs->record);
+	return kept;
 }
 
 /* The run folder's manifest, if it is a run that can be resumed: NULL and
@@ -195,14 +92,14 @@ static json_t *resumable(const char *run_dir, int *rc)
 	return NULL;
 }
 
-static int resume_run(const char *run_dir, json_t *m, int force, const struct cli_opts *base)
+static int resume_run(const char *run_dir, json_t *m, const struct cli_opts *now)
 {
 	json_t *exps = json_object_get(m, "experiments"), *changes = json_array(), *x;
 	size_t i, n = json_array_size(exps);
-	char **files = calloc(n + 1, sizeof *files), *parent = strdup(run_dir), *slash, now[64];
-	struct cli_opts o = *base;
-	struct cli_resume rs = {.dir = run_dir, .manifest = m};
-	json_t *argv = json_array();
+	char **files = calloc(n + 1, sizeof *files), *parent = strdup(run_dir), *slash, now_txt[64];
+	struct engine_request rq = {.paths = files, .n_paths = n, .dir = run_dir, .manifest = m,
+				    .account_key = "resumed"};
+	json_t *argv = json_array(), *kept = NULL;
 	int rc = EXIT_INTERNAL;
 
 	if (!files || !parent)
@@ -214,49 +111,49 @@ static int resume_run(const char *run_dir, json_t *m, int force, const struct cl
 	}
 	json_array_foreach(changes, i, x)
 		fprintf(stderr, "runner: resume: %s\n", json_string_value(x));
-	if (refused && !force) {
+	if (refused && !now->force) {
 		fprintf(stderr, "runner: resume: a probe changed since %s was run; use --force to "
 			"resume anyway\n", run_dir);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (rerun_replay(m, &o) < 0)
+	if (!(kept = saved_results(run_dir, m))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (rerun_replay(m, now, &rq) < 0)
 		goto out;
 	/* out/latest is repointed in the folder that holds the run */
 	while ((slash = strrchr(parent, '/')) && slash != parent && !slash[1])
 		*slash = 0;	/* trailing slashes */
 	slash = strrchr(parent, '/');
-	o.out_dir = !slash ? "." : slash == parent ? "/" : (*slash = 0, parent);
-	o.origin = NULL;
-	o.resume = &rs;
-	for (int a = 0; a < base->argc; a++)
-		jsonutil_append(argv, jsonutil_text(base->argv[a]));
-	results_iso_now(now, sizeof now);
-	rs.record = json_pack("{s:s,s:O,s:O,s:{},s:{}}", "started", now, "command_line", argv,
-			      "changes", changes, "kept", "measured");
-	rc = run_main(files, n, &o);
-	json_decref(rs.record);
-	free(o.sets);
+	rq.opt.out_dir = !slash ? "." : slash == parent ? "/" : (*slash = 0, parent);
+	rq.kept = kept;
+	for (int a = 0; a < now->argc; a++)
+		jsonutil_append(argv, jsonutil_text(now->argv[a]));
+	results_iso_now(now_txt, sizeof now_txt);
+	rq.account = json_pack("{s:s,s:O,s:O,s:{},s:{}}", "started", now_txt, "command_line", argv,
+			       "changes", changes, "kept", "measured");
+	rc = engine_run(&rq);
+	json_decref(rq.account);
+	free((void *)rq.opt.sets);
 out:
 	for (i = 0; files && i < n; i++)
 		free(files[i]);
 	free(files);
 	free(parent);
 	json_decref(argv);
+	json_decref(kept);
 	json_decref(changes);
 	return rc;
 }
 
-int resume_main(const char *run_dir, int force, const struct cli_opts *base)
+int resume_main(const char *run_dir, const struct cli_opts *now)
 {
 	char err[4400];
 	int rc, lock;
 	json_t *m;
 
-	if (base->run_id) {
-		fprintf(stderr, "runner: resume: --run-id: a resumed run keeps its folder and id\n");
-		return EXIT_USAGE;
-	}
 	if (!(m = resumable(run_dir, &rc)))
 		return rc;
 	/* The runner that wrote the run holds this lock until it exits. */
@@ -269,7 +166,7 @@ int resume_main(const char *run_dir, int force, const struct cli_opts *base)
 		json_decref(m);
 		return lock == -1 ? EXIT_USAGE : EXIT_INTERNAL;
 	}
-	rc = resume_run(run_dir, m, force, base);
+	rc = resume_run(run_dir, m, now);
 	close(lock);
 	json_decref(m);
 	return rc;

@@ -582,18 +582,17 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 
 /*
  * probe_host.peer_sign: the runner signs for the probe, so the peer's secret
- * (the --token file, passed down as $SYSMETER_PEER_TOKEN by the command line
- * and by --peer netns) is read here, in the point's child, and never handed
- * to probe code.
+ * (the token file in exec_ctx.peer_token: --token, or the one --peer netns
+ * made) is read here, in the point's child, and never handed to probe code.
  */
 static int host_peer_sign(const struct probe_host *h, const char *msg, char hex[65],
 			  char *err, size_t errlen)
 {
 	static unsigned char secret[4096];
 	static size_t secret_len;
-	const char *path = getenv("SYSMETER_PEER_TOKEN");
+	const struct child *c = h->user;
+	const char *path = c->ctx->peer_token;
 
-	(void)h;
 	if (!path || !*path) {
 		snprintf(err, errlen, "no token: give the peer's token file with --token FILE");
 		return -ENOENT;

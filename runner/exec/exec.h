@@ -52,6 +52,10 @@ struct exec_ctx {
 	uint64_t seed;			/* per-point seed (already mixed) */
 	const char *scratch_root;	/* a per-point dir is made below it */
 	const char *peer;
+	/* The peer's token file (--token, or the one --peer netns made): read
+	   in the point's child by probe_host.peer_sign, never handed to probe
+	   code; NULL = none. */
+	const char *peer_token;
 	/* The run's NFS server (--nfs): probe_host.nfs_url, nfs_local_dir,
 	   nfs_label, nfs_error as they reach the probe (serve/nfs.h). */
 	const char *nfs_url, *nfs_local_dir, *nfs_label, *nfs_error;

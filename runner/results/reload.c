@@ -1,6 +1,6 @@
 /*
  * reload.c - a saved point's finished rounds back as point_results, so that
- * `runner resume` can continue a point where an interrupted run stopped and
+ * a run that goes on in its folder (`runner resume`) can continue a point where an interrupted run stopped and
  * analyse its old and new rounds together, exactly as an uninterrupted run
  * would (results_point).  What results_point recomputes (outlier marks,
  * estimates, status) is not read back; what only the child knew (samples,
@@ -17,7 +17,9 @@
 
 #include "exec/exec.h"
 #include "exec/loader.h"
+#include "plan/plan.h"
 #include "results/results.h"
+#include "spec/spec.h"
 
 static int status_of(const char *s, enum point_status *st)
 {
@@ -140,5 +142,52 @@ int results_point_rounds(const json_t *point, const struct loaded_probe *lp,
 bad:
 	for (size_t k = 0; k < n; k++)
 		exec_result_free(&out[k]);
+	return -1;
+}
+
+/* The saved point p must be the plan's point p: same index, same values. */
+static int same_point(const struct spec *s, const struct plan_point *pt, const json_t *pj)
+{
+	json_t *want = results_params(s, pt, 1);
+	int same = json_integer_value(json_object_get(pj, "index")) == (json_int_t)pt->index &&
+		   json_equal(want, json_object_get(pj, "params_text"));
+
+	json_decref(want);
+	return same;
+}
+
+int results_restore_rounds(const json_t *saved, const struct spec *s,
+			   const struct loaded_probe *lp, const struct plan_point *pts,
+			   size_t n_pts, int planned, struct point_result **rounds,
+			   size_t *n_rounds, char *err, size_t errlen)
+{
+	const json_t *points = json_object_get(saved, "points");
+	char why[512];
+	size_t kept = 0;
+
+	for (size_t p = 0; p < n_pts && p < json_array_size(points); p++) {
+		const json_t *pj = json_array_get(points, p);
+		int n;
+
+		if (!same_point(s, &pts[p], pj)) {
+			snprintf(err, errlen, "point %zu of '%s' is not the one the saved spec plans now",
+				 p, s->name);
+			goto bad;
+		}
+		if ((n = results_point_rounds(pj, lp, rounds[p], (size_t)planned, why,
+					      sizeof why)) < 0) {
+			snprintf(err, errlen, "point %zu: %s", p, why);
+			goto bad;
+		}
+		n_rounds[p] = (size_t)n;
+		kept += (size_t)n;
+	}
+	return (int)kept;
+bad:
+	for (size_t p = 0; p < n_pts; p++) {
+		for (size_t r = 0; r < n_rounds[p]; r++)
+			exec_result_free(&rounds[p][r]);
+		n_rounds[p] = 0;
+	}
 	return -1;
 }

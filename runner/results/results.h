@@ -99,6 +99,36 @@ json_t *results_filesystem_in(const char *dir, const char *mountinfo);
 int results_point_rounds(const json_t *point, const struct loaded_probe *lp,
 			 struct point_result *out, size_t cap, char *err, size_t errlen);
 
+/* A saved result's finished rounds (results_point_rounds) into
+   rounds[p][0..n_rounds[p]), point by point, for a run that goes on in its
+   folder: each saved point must be the plan's point p (same index, same
+   values).  Returns how many rounds were kept, or -1 with the reason in err
+   (nothing kept).  (reload.c) */
+int results_restore_rounds(const json_t *saved, const struct spec *s,
+			   const struct loaded_probe *lp, const struct plan_point *pts,
+			   size_t n_pts, int planned, struct point_result **rounds,
+			   size_t *n_rounds, char *err, size_t errlen);
+
+/* --- the run folder (folder.c) ------------------------------------------ */
+
+/* A run id: UTC time and 6 hex digits of `salt` ("20261125T013000Z-1a2b3c"),
+   so ids sort by time and two runs started in the same second differ. */
+void results_run_id(char *buf, size_t len, uint64_t salt);
+
+/* OUT_DIR/RUN_ID claimed atomically (of two runners given one --run-id,
+   exactly one gets it), with results/ and specs/<name>.yaml holding each
+   spec's text as given; its path into dir.  0; -EEXIST when the folder
+   exists; another negative errno with the message in err. */
+int results_folder_create(const char *out_dir, const char *run_id,
+			  const struct spec *const *specs, size_t n, char *dir, size_t dirlen,
+			  char *err, size_t errlen);
+
+/* DIR/manifest.json and DIR/results/NAME.json, written atomically.  0, or
+   -1 with "PATH: <strerror>" in err. */
+int results_write_manifest(const char *dir, const json_t *m, char *err, size_t errlen);
+int results_write_experiment(const char *dir, const char *name, const json_t *result,
+			     char *err, size_t errlen);
+
 /* A run folder's lock (lock.c): held by the runner writing the folder (a
    run, a resume) until it exits, released by the kernel when it dies, so a
    resume never writes into a run that is still going.  Returns an fd to

@@ -610,7 +610,6 @@ int serve_peer_up(struct serve_peer *p, const char *spec, int quiet)
 	}
 	if (wait_ready(p, ready) < 0)
 		goto fail;
-	setenv("SYSMETER_PEER_TOKEN", p->token_path, 1);
 	if (!quiet)
 		fprintf(stderr, "runner: --peer netns: serve at %s in a namespace (veth %s/%s)\n",
 			p->addr, p->ns.host_if, p->ns.peer_if);
@@ -642,7 +641,6 @@ void serve_peer_down(struct serve_peer *p)
 			nftw(p->token_path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 		}
 		p->token_path[0] = '\0';
-		unsetenv("SYSMETER_PEER_TOKEN");
 	}
 	p->addr[0] = '\0';
 }

@@ -176,4 +176,21 @@ int serve_peer_up(struct serve_peer *p, const char *spec, int quiet);
 const char *serve_peer_addr(const struct serve_peer *p);
 void serve_peer_down(struct serve_peer *p);
 
+/*
+ * The servers of one run (servers.c): the --peer and --nfs a request names,
+ * started before its first point and stopped after its last, also on error
+ * and Ctrl-C.  A server that cannot start costs its points, not the run:
+ * they are skipped with the reason.  `stop` (the run's interrupt flag)
+ * cuts a start short.
+ */
+struct serve_servers {
+	struct serve_peer peer;
+	struct serve_nfs *nfs;		/* NULL: none asked for, or stopped */
+	const char *token;		/* the peer's secret: --token, or the one
+					   --peer netns made */
+};
+void serve_servers_up(struct serve_servers *s, const char *peer, const char *nfs,
+		      const char *token, int quiet, volatile sig_atomic_t *stop);
+void serve_servers_down(struct serve_servers *s);
+
 #endif

@@ -1,0 +1,660 @@
+/*
+ * engine.c - a run request measured into its run folder (engine.h).
+ *
+ * Everything that can be wrong with the input is found before anything is
+ * written (exit 2, no run folder).  Then each point runs in its own child
+ * (exec/), in rounds; each experiment's JSON is rewritten atomically after
+ * every round, so a crash, a kill or Ctrl-C keeps every finished round.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/experiments.h"
+#include "engine/progress.h"
+#include "lib/exitcode.h"
+#include "lib/jsonutil.h"
+#include "machine/machine.h"
+#include "report/report.h"
+#include "results/results.h"
+#include "serve/serve.h"
+
+static volatile sig_atomic_t interrupted;
+/* A write into the run folder failed: the run stops at once (through
+   `interrupted`, which every loop and the point in progress watch), ends
+   with EXIT_INTERNAL, keeps what was written and leaves out/latest alone. */
+static int write_failed;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* SIGINT and SIGTERM set `interrupted` from here until the process exits:
+   never restored, so a signal that arrives after the manifest is final
+   cannot turn the exit status into 130 or 143 against it.  No SA_RESTART:
+   poll() must wake. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	write_failed = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One run of the request, from the run folder to the report. */
+struct run {
+	const struct engine_request *rq;
+	const struct engine_options *o;
+	struct exp *e; size_t n;
+	size_t *order;			/* run order: subtract: targets first */
+	uint64_t seed;
+	char run_id[256], dir[4096], scratch[4096];
+	double tsc_hz;
+	json_t *machine, *manifest, *all_results;
+	struct progress pg;
+	int any_failed;
+	struct serve_servers srv;	/* --peer, --nfs */
+	int lock;			/* the run folder's lock (results_lock_run), or -1 */
+};
+
+static void stop_on_write_error(const char *err)
+{
+	fprintf(stderr, "runner: cannot write %s: the run stops here; what was written before "
+		"is kept\n", err);
+	write_failed = 1;
+	interrupted = 1;
+}
+
+static int write_manifest(struct run *r)
+{
+	char err[4600];
+
+	if (write_failed)
+		return -1;	/* stopped: the first failure was said */
+	if (results_write_manifest(r->dir, r->manifest, err, sizeof err) < 0) {
+		stop_on_write_error(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_result(struct run *r, const struct exp *x)
+{
+	char err[4600];
+
+	if (write_failed)
+		return -1;
+	if (results_write_experiment(r->dir, x->spec.name, x->result, err, sizeof err) < 0) {
+		stop_on_write_error(err);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser: well-spread per-point seeds from the run seed. */
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+/* --- the folder ------------------------------------------------------------ */
+
+/* A new run folder with the specs as given.  EXIT_OK, EXIT_USAGE (it
+   exists) or EXIT_INTERNAL (said). */
+static int new_folder(struct run *r)
+{
+	const struct spec **specs = calloc(r->n + 1, sizeof *specs);
+	char err[4600];
+	int rc;
+
+	if (r->o->run_id)
+		snprintf(r->run_id, sizeof r->run_id, "%s", r->o->run_id);
+	else
+		results_run_id(r->run_id, sizeof r->run_id, mix64(r->seed ^ (uint64_t)getpid()));
+	for (size_t i = 0; specs && i < r->n; i++)
+		specs[i] = &r->e[i].spec;
+	rc = specs ? results_folder_create(r->o->out_dir, r->run_id, specs, r->n, r->dir,
+					   sizeof r->dir, err, sizeof err) : -ENOMEM;
+	free(specs);
+	if (rc < 0) {
+		fprintf(stderr, "runner: %s\n", rc == -ENOMEM ? "out of memory" : err);
+		return rc == -EEXIST ? EXIT_USAGE : EXIT_INTERNAL;
+	}
+	/* held until exit: a resume will not touch a run still going */
+	r->lock = results_lock_run(r->dir, err, sizeof err);
+	return EXIT_OK;
+}
+
+/* The machine, once, and the manifest listing every experiment as pending. */
+static void new_manifest(struct run *r)
+{
+	const struct engine_options *o = r->o;
+
+	if (o->verbose)
+		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
+	r->tsc_hz = machine_calibrate_tsc();
+	r->machine = machine_describe(r->tsc_hz);
+	struct results_run rr = {
+		.run_id = r->run_id, .seed = r->seed, .argc = o->argc, .argv = (char **)o->argv,
+		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
+		.quick = o->quick, .probe_dir = loader_dir(), .peer = o->peer,
+		.origin = r->rq->origin, .title = o->title, .author = o->author, .course = o->course,
+	};
+	r->manifest = results_manifest_new(&rr, r->machine);
+	for (size_t k = 0; k < r->n; k++) {
+		struct exp *x = &r->e[r->order[k]];
+		results_manifest_add(r->manifest, &x->spec, x->probe_ok ? &x->lp : NULL, x->probe_err);
+	}
+	write_manifest(r);
+}
+
+/* The k-th experiment's saved result and rounds, in a folder the run goes
+   on in.  EXIT_OK or EXIT_USAGE (said). */
+static int keep_experiment(struct run *r, size_t k, struct exp *x)
+{
+	const json_t *me = json_array_get(json_object_get(r->manifest, "experiments"), k);
+	const char *name = json_string_value(json_object_get(me, "name"));
+	const char *sha = json_string_value(json_object_get(me, "spec_sha256"));
+	const json_t *saved = json_object_get(r->rq->kept, x->spec.name);
+	json_t *kept = json_object_get(r->rq->account, "kept");
+	char err[1024];
+	int n;
+
+	if (!name || strcmp(name, x->spec.name) != 0) {
+		fprintf(stderr, "runner: %s: the saved specs plan experiment %zu as '%s', the "
+			"manifest says '%s'\n", r->dir, k + 1, x->spec.name, name ? name : "(none)");
+		return EXIT_USAGE;
+	}
+	if (sha && strcmp(sha, x->spec.sha256) != 0) {
+		fprintf(stderr, "runner: %s: %s changed since the run (its sha256 is not the "
+			"manifest's): the rest would not be measured with the same spec\n", r->dir,
+			x->spec.file);
+		return EXIT_USAGE;
+	}
+	if (!x->probe_ok || !saved)
+		return EXIT_OK;	/* failed again, as a run would; or never started */
+	experiments_alloc_rounds(x);
+	if (results_status_finished(json_string_value(json_object_get(me, "status")))) {
+		x->result = json_deep_copy(saved);
+		x->finished = 1;
+		jsonutil_set(kept, x->spec.name, jsonutil_text("finished"));
+		return EXIT_OK;
+	}
+	n = results_restore_rounds(saved, &x->spec, &x->lp, x->pts, x->n_pts, x->planned,
+				   x->rounds, x->n_rounds, err, sizeof err);
+	if (n < 0) {
+		fprintf(stderr, "runner: %s/results/%s.json: %s\n", r->dir, x->spec.name, err);
+		return EXIT_USAGE;
+	}
+	x->result = json_deep_copy(saved);
+	jsonutil_set(kept, x->spec.name, json_pack("{s:I}", "rounds", (json_int_t)n));
+	return EXIT_OK;
+}
+
+/* The run goes on in the request's folder with its manifest, machine and
+   TSC rate, keeping the rounds already kept.  EXIT_OK or EXIT_USAGE (said)
+   before anything is written. */
+static int keep_folder(struct run *r)
+{
+	const struct engine_request *rq = r->rq;
+	json_t *m = rq->manifest;
+	const char *id = json_string_value(json_object_get(m, "run_id"));
+
+	snprintf(r->run_id, sizeof r->run_id, "%s", id ? id : "");
+	snprintf(r->dir, sizeof r->dir, "%s", rq->dir);
+	r->manifest = json_incref(m);
+	r->machine = json_incref(json_object_get(m, "machine"));
+	r->tsc_hz = json_number_value(json_object_get(r->machine, "tsc_hz"));
+	if (json_array_size(json_object_get(m, "experiments")) != r->n) {
+		fprintf(stderr, "runner: %s: the saved specs plan %zu experiments, the manifest "
+			"lists %zu\n", rq->dir, r->n, json_array_size(json_object_get(m, "experiments")));
+		return EXIT_USAGE;
+	}
+	if (rq->account) {
+		if (!json_object_get(rq->account, "kept"))
+			jsonutil_set(rq->account, "kept", json_object());
+		if (!json_object_get(rq->account, "measured"))
+			jsonutil_set(rq->account, "measured", json_object());
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		int rc = keep_experiment(r, k, &r->e[r->order[k]]);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	return EXIT_OK;
+}
+
+/* The account of a run in a kept folder: one more round of `experiment`'s
+   point `point` measured. */
+static void account_measured(struct run *r, const char *experiment, size_t point)
+{
+	json_t *measured = json_object_get(r->rq->account, "measured");
+	json_t *e = json_object_get(measured, experiment), *pts, *v;
+	size_t i;
+
+	if (!measured)
+		return;
+	if (!e) {
+		e = json_pack("{s:[],s:i}", "points", "rounds", 0);
+		jsonutil_set(measured, experiment, e);
+	}
+	jsonutil_set(e, "rounds", json_integer(json_integer_value(json_object_get(e, "rounds")) + 1));
+	pts = json_object_get(e, "points");
+	json_array_foreach(pts, i, v)
+		if (json_integer_value(v) == (json_int_t)point)
+			return;
+	jsonutil_append(pts, json_integer((json_int_t)point));
+}
+
+/* --- rounds ---------------------------------------------------------------- */
+
+/* Round `round` of point pi of x in a child (a fresh process); the point's
+   JSON is rebuilt from its rounds so far.  A round's seed depends only on
+   the run's seed, the experiment, the point and the round, so a run that
+   goes on in its folder measures what one uninterrupted run would have. */
+static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t *const *deps)
+{
+	const struct engine_options *o = r->o;
+	json_t *points = json_object_get(x->result, "points");
+	struct plan_point *pt = &x->pts[pi];
+	struct point_result *res;
+	uint64_t pseed = mix64(r->seed ^ hash_str(x->spec.name) ^ mix64(pt->index));
+	const struct serve_nfs *nfs = r->srv.nfs;
+	struct exec_ctx ctx = {
+		.seed = round ? mix64(pseed ^ mix64((uint64_t)round)) : pseed,
+		.scratch_root = r->scratch, .peer = serve_peer_addr(&r->srv.peer),
+		.peer_token = r->srv.token, .tsc_hz = r->tsc_hz,
+		.nfs_url = serve_nfs_url(nfs), .nfs_local_dir = serve_nfs_local_dir(nfs),
+		.nfs_label = serve_nfs_label(nfs), .nfs_error = serve_nfs_error(nfs),
+		.nfs_cpu = serve_nfs_cpu(nfs),
+		.quick = o->quick, .verbose = o->verbose, .probe_dir = loader_dir(),
+		.interrupted = &interrupted, .on_sample = progress_on_sample, .arg = &r->pg,
+		.round = round, .rounds = x->planned,
+		.iterations = round && x->n_rounds[pi] ? x->rounds[pi][0].iterations : 0,
+		.run_dir = r->dir,
+	};
+
+	r->pg.point = pi;
+	r->pg.round = round;
+	if (o->verbose) {
+		json_t *pt_text = results_params(&x->spec, pt, 1);
+		char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fprintf(stderr, "runner: '%s' point %zu/%zu round %d/%d %s\n", x->spec.name, pi + 1,
+			x->n_pts, round + 1, x->planned, t ? t : "");
+		free(t);
+		json_decref(pt_text);
+	}
+	res = &x->rounds[pi][x->n_rounds[pi]];
+	double started = now_s() - r->pg.t0;
+	if (exec_point(&ctx, &x->spec, &x->lp, pt, res) < 0)
+		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res->reason);
+	res->started_s = started;
+	x->n_rounds[pi]++;
+	json_t *pj = results_point(&x->spec, &x->lp, pt, x->rounds[pi], x->n_rounds[pi], x->planned,
+				   r->tsc_hz, pseed, deps);
+	if (pi < json_array_size(points))
+		json_array_set_new(points, pi, pj);
+	else
+		jsonutil_append(points, pj);
+	r->pg.done_all++;
+	account_measured(r, x->spec.name, pt->index);
+}
+
+/* A kept experiment needs no start; one that had finished is counted as done. */
+static void kept_experiment(struct run *r, struct exp *x)
+{
+	for (size_t p = 0; p < x->n_pts; p++)
+		r->pg.total_all -= x->finished ? (size_t)x->planned : x->n_rounds[p];
+	if (!x->finished)
+		return;
+	json_array_append(r->all_results, x->result);
+	if (!r->o->quiet)
+		progress_summary(x);
+}
+
+/* The experiment's result, "running", written before its first round. */
+static void start_experiment(struct run *r, struct exp *x)
+{
+	if (x->result) {
+		kept_experiment(r, x);
+		return;
+	}
+	x->result = results_experiment_new(&x->spec, x->probe_ok ? &x->lp : NULL, r->tsc_hz);
+	if (!x->rounds)
+		experiments_alloc_rounds(x);
+	if (!x->probe_ok) {
+		/* A broken probe fails its experiment, not the run. */
+		jsonutil_append(json_object_get(x->result, "points"),
+				results_failed_point(x->probe_err));
+		fprintf(stderr, "runner: %s\n", x->probe_err);
+		r->pg.done_all++;
+	}
+	write_result(r, x);	/* visible as "running" from the start */
+}
+
+/* One round of every point of the k-th experiment in run order. */
+static void run_pass(struct run *r, size_t k, int round)
+{
+	struct exp *x = &r->e[r->order[k]];
+	json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
+
+	for (size_t d = 0; d < x->spec.n_subtract; d++) {
+		struct exp *dx = experiments_find(r->e, r->n, x->spec.subtract[d]);
+		deps[d] = dx ? dx->result : NULL;
+	}
+	r->pg.x = x;
+	r->pg.npoints = x->n_pts;
+	for (size_t pi = 0; pi < x->n_pts && !interrupted; pi++)
+		if (x->n_rounds[pi] <= (size_t)round)	/* kept rounds are not run again */
+			run_round(r, x, pi, round, deps);
+	free(deps);
+	jsonutil_set(x->result, "status",
+		     jsonutil_text(results_status(json_object_get(x->result, "points"), interrupted)));
+	write_result(r, x);
+}
+
+/* The k-th experiment after its last round (or the interrupt): findings,
+   status, the manifest's entry and the summary line. */
+static void finish_experiment(struct run *r, size_t k)
+{
+	struct exp *x = &r->e[r->order[k]];
+	json_t *points = json_object_get(x->result, "points");
+	int cut = x->probe_ok && interrupted;
+
+	if (x->finished)
+		return;
+	x->finished = 1;
+	if (r->pg.tty && !r->o->quiet)
+		fprintf(stderr, "\r\033[K");
+	if (x->probe_ok && x->spec.n_findings && !cut)
+		results_findings(&x->spec, x->result, r->machine);
+	const char *st = results_status(points, cut);
+	jsonutil_set(x->result, "status", jsonutil_text(st));
+	write_result(r, x);
+	if (strcmp(st, "ok") != 0 && strcmp(st, "skipped") != 0)
+		r->any_failed = 1;
+	results_manifest_set_status(r->manifest, k, st);
+	write_manifest(r);
+	json_array_append(r->all_results, x->result);
+	if (!r->o->quiet)
+		progress_summary(x);
+}
+
+/* Round 0 of every point of every experiment in run order, then round 1
+   ...: host drift spreads over all points, and a `subtract:` target's round
+   r runs just before its users' round r.  An experiment is finished after
+   its last round; on an interrupt, every experiment not finished is. */
+static void run_rounds(struct run *r)
+{
+	int most = 0;
+
+	for (size_t k = 0; k < r->n; k++) {
+		struct exp *x = &r->e[r->order[k]];
+		start_experiment(r, x);
+		if (x->probe_ok && x->planned > most)
+			most = x->planned;
+		if (!x->probe_ok)
+			finish_experiment(r, k);
+	}
+	for (int round = 0; round < most && !interrupted; round++)
+		for (size_t k = 0; k < r->n && !interrupted; k++) {
+			struct exp *x = &r->e[r->order[k]];
+			if (!x->probe_ok || round >= x->planned || x->finished)
+				continue;
+			run_pass(r, k, round);
+			if (round == x->planned - 1 && !interrupted)
+				finish_experiment(r, k);
+		}
+	for (size_t k = 0; k < r->n; k++)
+		finish_experiment(r, k);
+}
+
+static int stale_quiet;
+static json_t *stale_list;
+
+static void say_stale(const char *line)
+{
+	if (!stale_quiet)
+		fprintf(stderr, "runner: %s\n", line);
+	jsonutil_append(stale_list, jsonutil_text(line));
+}
+
+/* Every experiment in order, until done or interrupted. */
+static void run_all(struct run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	/* what a runner killed by SIGKILL left: its points' processes, its
+	   scratch folder */
+	stale_quiet = r->o->quiet;
+	stale_list = json_array();
+	exec_clean_stale(tmp, say_stale);
+	if (json_array_size(stale_list))
+		json_object_set(r->manifest, "cleaned_up", stale_list);
+	json_decref(stale_list);
+	stale_list = NULL;
+	const char *why = exec_point_cgroup_unavailable();
+	jsonutil_set(r->manifest, "point_cgroup",
+		     why ? json_pack("{s:b,s:s}", "available", 0, "why_not", why)
+			 : json_pack("{s:b}", "available", 1));
+	if (why && r->o->verbose)
+		fprintf(stderr, "runner: no cgroup per point (%s): a process a probe starts in "
+			"another session is not guaranteed to die with its point\n", why);
+
+	snprintf(r->scratch, sizeof r->scratch, "%s/sysmeter.XXXXXX", tmp);
+	if (!mkdtemp(r->scratch)) {
+		/* never the run folder itself: the scratch is removed at the end */
+		snprintf(r->scratch, sizeof r->scratch, "%s/scratch", r->dir);
+		mkdir(r->scratch, 0700);
+	} else {
+		exec_mark_scratch(r->scratch);
+	}
+
+	r->pg = (struct progress){.quiet = r->o->quiet, .tty = isatty(2), .t0 = now_s()};
+	for (size_t i = 0; i < r->n; i++)
+		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts * (size_t)exec_rounds(&r->e[i].spec) : 1;
+	r->all_results = json_array();
+	run_rounds(r);
+	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The servers the probes talk to (--peer, --nfs), the run, and the servers
+   stopped and removed again.  Ctrl-C / SIGTERM stop the running point
+   (exec kills its process group) or a server's start, keep everything
+   finished and still tear the servers down. */
+static void run_with_servers(struct run *r)
+{
+	const struct engine_options *o = r->o;
+
+	serve_servers_up(&r->srv, o->peer, o->nfs, o->token, o->quiet, &interrupted);
+	/* the server the kept points read from, before the entry describes
+	   this run's */
+	json_t *nfs_before = json_object_get(r->manifest, "nfs");
+	if (r->rq->account && nfs_before && !json_object_get(r->rq->account, "nfs_before"))
+		jsonutil_set(r->rq->account, "nfs_before", json_deep_copy(nfs_before));
+	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->srv.nfs),
+				 serve_nfs_label(r->srv.nfs), serve_nfs_local_dir(r->srv.nfs),
+				 serve_nfs_error(r->srv.nfs));
+	write_manifest(r);
+	run_all(r);
+	serve_servers_down(&r->srv);
+}
+
+/* This run's account onto the manifest's list (a run in a kept folder). */
+static void append_account(struct run *r, int exit_code)
+{
+	const struct engine_request *rq = r->rq;
+	json_t *list;
+	char now[64];
+
+	if (!rq->account || !rq->account_key)
+		return;
+	list = json_object_get(r->manifest, rq->account_key);
+	results_iso_now(now, sizeof now);
+	jsonutil_set(rq->account, "finished", jsonutil_text(now));
+	jsonutil_set(rq->account, "exit_code", json_integer(exit_code));
+	if (!json_is_array(list)) {
+		list = json_array();
+		jsonutil_set(r->manifest, rq->account_key, list);
+	}
+	json_array_append(list, rq->account);
+}
+
+/* The report at the end of a run; a failure is said and recorded in the
+   manifest, and the exit code says it too.  Returns the exit code. */
+static int render_report(struct run *r, int exit_code)
+{
+	const struct engine_options *o = r->o;
+	const char *tdir = o->templates ? o->templates : report_default_templates();
+	char err[4096];
+	int rc;
+
+	if (o->verbose)
+		fprintf(stderr, "runner: rendering the report from %s\n", tdir);
+	report_set_interrupt(&interrupted);
+	rc = report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+			   o->verbose, err, sizeof err);
+	report_set_interrupt(NULL);
+	if (rc >= 0)
+		return exit_code;
+	fprintf(stderr, "runner: report: %s\n", err);
+	/* the manifest says what the exit code says */
+	if (interrupted)
+		exit_code = EXIT_INTERRUPTED;
+	else if (!exit_code)
+		exit_code = EXIT_FAILED;
+	jsonutil_set(r->manifest, "report_error", jsonutil_text(err));
+	results_manifest_finish(r->manifest, interrupted ? "interrupted" : "complete", exit_code);
+	if (write_manifest(r) < 0)
+		exit_code = EXIT_INTERNAL;
+	return exit_code;
+}
+
+/* results.csv, out/latest, the manifest's end, the report.  Returns the
+   exit code. */
+static int finish(struct run *r)
+{
+	const struct engine_options *o = r->o;
+	char err[4096];
+	int exit_code;
+
+	if (!write_failed && results_write_csv(r->dir, r->all_results, err, sizeof err) < 0)
+		stop_on_write_error(err);
+	exit_code = write_failed ? EXIT_INTERNAL : interrupted ? EXIT_INTERRUPTED
+		  : r->any_failed ? EXIT_FAILED : EXIT_OK;
+	append_account(r, exit_code);
+	results_manifest_finish(r->manifest, write_failed ? "write_failed"
+				: interrupted ? "interrupted" : "complete", exit_code);
+	if (write_failed)	/* one last try, so that a manifest that can be written says so */
+		results_write_manifest(r->dir, r->manifest, err, sizeof err);
+	else if (write_manifest(r) < 0)
+		exit_code = EXIT_INTERNAL;
+	if (interrupted && !write_failed)
+		fprintf(stderr, "runner: interrupted: finished points are saved in %s\n", r->dir);
+	if (!o->no_report && !interrupted)
+		exit_code = render_report(r, exit_code);
+	/* out/latest moves only to a run whose folder is whole */
+	if (exit_code != EXIT_INTERNAL &&
+	    results_link_latest(o->out_dir, r->run_id, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: cannot point out/latest at the run: %s\n", err);
+		exit_code = EXIT_INTERNAL;
+	}
+	printf("%s\n", r->dir);
+	if (fflush(stdout) == EOF && exit_code == EXIT_OK)
+		exit_code = EXIT_INTERNAL;
+	return exit_code;
+}
+
+int engine_run(const struct engine_request *rq)
+{
+	struct run r = {.rq = rq, .o = &rq->opt, .lock = -1};
+	int rc;
+
+	/* caught from the start: a Ctrl-C at any moment ends the run the same
+	   way (before the folder exists: nothing written; after: a manifest
+	   that says interrupted) */
+	catch_signals();
+	if ((rc = experiments_prepare(rq, 0, &r.e, &r.n, &r.order)) != EXIT_OK)
+		goto out;
+	r.seed = rq->seed;
+	if (!rq->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
+		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (interrupted) {
+		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
+		rc = EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (rq->dir)	/* the caller holds the folder's lock */
+		rc = keep_folder(&r);
+	else if ((rc = new_folder(&r)) == EXIT_OK)
+		new_manifest(&r);
+	if (rc != EXIT_OK)
+		goto out;
+	run_with_servers(&r);
+	rc = finish(&r);
+out:
+	if (r.lock >= 0)
+		close(r.lock);
+	json_decref(r.all_results);
+	json_decref(r.manifest);
+	json_decref(r.machine);
+	free(r.order);
+	experiments_free(r.e, r.n);
+	return rc;
+}
+
+int engine_check(const struct engine_request *rq)
+{
+	struct exp *e;
+	size_t n, *order;
+	int rc = experiments_prepare(rq, 1, &e, &n, &order);
+
+	if (rc != EXIT_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		printf("%s: ok (%s, probe '%s', %zu point%s)\n", e[i].spec.file, e[i].spec.name,
+		       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");
+	free(order);
+	experiments_free(e, n);
+	return EXIT_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * experiments.h - the engine's experiments (private to engine/): each spec
+ * of the request with its probe resolved, its points expanded and, as the
+ * run goes, its rounds and its result.
+ */
+#ifndef SYSMETER_ENGINE_EXPERIMENTS_H
+#define SYSMETER_ENGINE_EXPERIMENTS_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "exec/exec.h"
+#include "exec/loader.h"
+#include "plan/plan.h"
+#include "spec/spec.h"
+
+struct engine_request;
+
+/* One experiment of the run. */
+struct exp {
+	struct spec spec;
+	struct loaded_probe lp;
+	int probe_ok;
+	char probe_err[512];		/* loader message when !probe_ok */
+	struct plan_point *pts;
+	size_t n_pts;
+	json_t *result;			/* filled as rounds finish */
+	int planned;			/* rounds per point (exec_rounds) */
+	struct point_result **rounds;	/* per point: its rounds so far */
+	size_t *n_rounds;
+	int finished;			/* status, findings and summary done */
+};
+
+/* The request's experiments, each with its probe resolved and its points
+   expanded, and their run order (subtract: targets first) in *order:
+   everything that can reject the input.  `check`: every spec and point is
+   checked and every error said (runner check).  Returns EXIT_OK or
+   EXIT_USAGE (said). */
+int experiments_prepare(const struct engine_request *rq, int check, struct exp **out,
+			size_t *nout, size_t **order);
+
+/* The experiment called `name`, or NULL. */
+struct exp *experiments_find(struct exp *e, size_t n, const char *name);
+
+/* Room for every round of every point of x (x->planned set). */
+void experiments_alloc_rounds(struct exp *x);
+
+void experiments_free(struct exp *e, size_t n);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * progress.c - the progress line while a run measures (a terminal only,
+ * not with --quiet) and one summary line per experiment on stdout.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/progress.h"
+#include "lib/units.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void progress_on_sample(void *arg, const struct point_result *r)
+{
+	struct progress *pg = arg;
+	if (!pg->tty || pg->quiet)
+		return;
+	double vals[4096];
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_samples && n < 4096; i++)
+		if (!r->samples[i].warmup && r->samples[i].valid)
+			vals[n++] = r->samples[i].value;
+	double mean = 0, sd = 0;
+	for (size_t i = 0; i < n; i++)
+		mean += vals[i];
+	mean = n ? mean / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		sd += (vals[i] - mean) * (vals[i] - mean);
+	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : NAN;
+	double el = now_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
+	double eta = per * (double)(pg->total_all - pg->done_all);
+	char eta_txt[32] = "?", what[64] = "";
+	if (isfinite(eta))
+		snprintf(eta_txt, sizeof eta_txt, eta >= 90 ? "%.0fm%02.0fs" : "%.0fs",
+			 eta >= 90 ? floor(eta / 60) : eta, fmod(eta, 60));
+	/* the point's swept values, so a slow or odd point can be named */
+	const struct spec *s = &pg->x->spec;
+	size_t off = 0;
+	for (size_t a = 0; pg->x->pts && a < s->n_axis && off < sizeof what; a++)
+		if (s->axis_swept[a])
+			off += (size_t)snprintf(what + off, sizeof what - off, "%s%s=%s", off ? "," : " ",
+						s->bound->params[a].name,
+						pg->x->pts[pg->point].vals[a]->text);
+	if (n == 0)
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu%s  warming up  ETA %s",
+			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
+			what, eta_txt);
+	else
+		fprintf(stderr, "\r\033[Kround %d/%d  %s  point %zu/%zu%s  %.4g ± %.2g %s (n=%zu)  ETA %s",
+			pg->round + 1, pg->x->planned, pg->x->spec.name, pg->point + 1, pg->npoints,
+			what, mean, n > 1 ? 1.96 * sd / sqrt((double)n) : 0.0, pg->x->lp.p->unit, n,
+			eta_txt);
+	fflush(stderr);
+}
+
+
+/* "a=1,b=x" of a point's swept values (the spec's lists of two or more). */
+static void point_label(const json_t *res, const json_t *p, char *buf, size_t len)
+{
+	const json_t *params = json_object_get(json_object_get(res, "spec"), "params");
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(json_object_get(p, "params_text"), k, v)
+		if (off < len && json_array_size(json_object_get(params, k)) > 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", k,
+						json_string_value(v) ? json_string_value(v) : "?");
+}
+
+/* The headline numbers of a multi-point experiment on its summary line:
+   the smallest and largest estimate with their points, and what its
+   findings found (cache levels, the file cache). */
+static void print_headline(const json_t *res, const char *unit)
+{
+	const json_t *pts = json_object_get(res, "points"), *p, *lo = NULL, *hi = NULL;
+	const json_t *f = json_object_get(res, "findings");
+	size_t i;
+	char label[32], a[64], b[64], la[256], lb[256];
+
+	json_array_foreach(pts, i, p) {
+		json_t *e = json_object_get(p, "estimate");
+		if (!json_is_number(e))
+			continue;
+		if (!lo || json_number_value(e) < json_number_value(json_object_get(lo, "estimate")))
+			lo = p;
+		if (!hi || json_number_value(e) > json_number_value(json_object_get(hi, "estimate")))
+			hi = p;
+	}
+	if (lo && hi && lo != hi) {
+		double est = json_number_value(json_object_get(hi, "estimate"));
+		double k = units_display(unit ? unit : "", est, label, sizeof label, NULL);
+
+		units_format_number(json_number_value(json_object_get(lo, "estimate")) * k, a, sizeof a);
+		units_format_number(est * k, b, sizeof b);
+		point_label(res, lo, la, sizeof la);
+		point_label(res, hi, lb, sizeof lb);
+		printf("; %s %s (%s) to %s %s (%s)", a, label, la, b, label, lb);
+	}
+	const json_t *series = json_object_get(json_object_get(f, "knees"), "series"), *s, *lv;
+	const char *key;
+	json_object_foreach((json_t *)series, key, s) {
+		size_t j, n = 0;
+		json_array_foreach(json_object_get(s, "levels"), j, lv) {
+			double sz = json_number_value(json_object_get(lv, "knee_bytes"));
+			char szt[32] = "";
+
+			if (json_is_number(json_object_get(lv, "knee_bytes")))
+				units_format_size_short(sz, szt, sizeof szt);
+			printf("%s%s %s%s%.3g", n++ ? ", " : "; levels (", json_string_value(json_object_get(lv, "name")),
+			       szt, szt[0] ? " " : "", json_number_value(json_object_get(lv, "latency")));
+		}
+		if (n)
+			printf(" %s, %s)", unit ? unit : "", key);
+		break;	/* the first series is enough for a headline */
+	}
+	const json_t *fc = json_object_get(f, "file_cache");
+	if (json_is_number(json_object_get(fc, "knee_bytes"))) {
+		char szt[32];
+		units_format_size_short(json_number_value(json_object_get(fc, "knee_bytes")), szt, sizeof szt);
+		printf("; file cache about %s", szt);
+	}
+}
+
+void progress_summary(const struct exp *x)
+{
+	const json_t *pts = json_object_get(x->result, "points"), *p;
+	const char *st = json_string_value(json_object_get(x->result, "status"));
+	const char *unit = json_string_value(json_object_get(json_object_get(x->result, "probe"), "unit"));
+	size_t i;
+	printf("%-20s %-11s", x->spec.name, st ? st : "?");
+	if (json_array_size(pts) == 1 || !x->probe_ok) {
+		p = json_array_get(pts, 0);
+		json_t *est = json_object_get(p, "estimate"), *ci = json_object_get(p, "ci");
+		if (json_is_number(est))
+			printf(" %.4g %s", json_number_value(est), unit ? unit : "");
+		if (json_is_array(ci) && json_is_number(json_array_get(ci, 0)))
+			printf(" [%.4g, %.4g]", json_number_value(json_array_get(ci, 0)),
+			       json_number_value(json_array_get(ci, 1)));
+		const char *reason = json_string_value(json_object_get(p, "reason"));
+		if (reason)
+			printf(" %s", reason);
+	} else {
+		size_t ok = 0, skipped = 0;
+		json_array_foreach(pts, i, p) {
+			const char *pst = json_string_value(json_object_get(p, "status")) ?: "";
+			ok += strcmp(pst, "ok") == 0;
+			skipped += strcmp(pst, "skipped") == 0;
+		}
+		printf(" %zu/%zu points ok", ok, json_array_size(pts));
+		if (skipped)
+			printf(", %zu skipped", skipped);
+		print_headline(x->result, unit);
+		json_array_foreach(pts, i, p) {
+			const char *reason = json_string_value(json_object_get(p, "reason"));
+			if (reason) {
+				printf(" (first problem: %s)", reason);
+				break;
+			}
+		}
+	}
+	printf("\n");
+}
+
