@@ -1,6 +1,7 @@
 /*
- * main.c - find the command, parse its arguments against its own option
- * table and dispatch through cli_commands[] (cli/cli.h, docs/cli.md).
+ * main.c - find the command, parse its arguments (before and after its
+ * name) against its own option table and dispatch through cli_commands[]
+ * (cli/cli.h, docs/cli.md).
  * Nothing else happens here; every command lives in cli/.
  */
 #include <stdio.h>
@@ -11,26 +12,31 @@
 
 #include "cli/cli.h"
 
-/* `runner -q list`: an option before a command's name would make the
-   default command take the name as a spec.  The first operand, skipping
-   the values of the default command's options. */
-static const char *command_after_options(int argc, char **argv)
+/* Does any command's option `opt` take an argument? */
+static int takes_arg(const char *opt)
+{
+	int arg = 0;
+
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (cli_options_has(c->options, opt, &arg))
+			return arg;
+	return 0;
+}
+
+/* `runner --probe-dir d list`: options may come before the command's name.
+   The index of the first operand, skipping option values, when it names a
+   command; else 0 (the default command). */
+static int command_at(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		int takes_arg = 0;
-
 		if (!strcmp(argv[i], "--"))
-			return NULL;
+			return 0;
 		if (argv[i][0] != '-' || !argv[i][1])
-			return cli_command_find(argv[i]) ? argv[i] : NULL;
-		if (argv[i][1] == '-' && !strchr(argv[i], '=') &&
-		    cli_options_has(cli_commands[0].options, argv[i], &takes_arg) && takes_arg)
-			i++;
-		else if (argv[i][1] != '-' && !argv[i][2] &&
-			 cli_options_has(cli_commands[0].options, argv[i], &takes_arg) && takes_arg)
+			return cli_command_find(argv[i]) ? i : 0;
+		if (!strchr(argv[i], '=') && (argv[i][1] == '-' || !argv[i][2]) && takes_arg(argv[i]))
 			i++;
 	}
-	return NULL;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -38,13 +44,13 @@ int main(int argc, char **argv)
 	const struct cli_command *cmd = &cli_commands[0];
 	struct cli_opts o;
 	char **ops = calloc((size_t)argc + 1, sizeof *ops);
-	const char *late;
+	char **args = calloc((size_t)argc + 1, sizeof *args);	/* argv without the command */
 	size_t nops = 0;
-	int first = 1, rc;
+	int at, nargs = 0, rc;
 
 	/* GSL's default handler aborts; stats.c checks every result instead. */
 	gsl_set_error_handler_off();
-	if (!ops || cli_opts_init(&o, argc, argv) < 0) {
+	if (!ops || !args || cli_opts_init(&o, argc, argv) < 0) {
 		fprintf(stderr, "runner: out of memory\n");
 		return EXIT_INTERNAL;
 	}
@@ -58,17 +64,14 @@ int main(int argc, char **argv)
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (argc > 1 && cli_command_find(argv[1])) {
-		cmd = cli_command_find(argv[1]);
-		first = 2;
-	} else if (argc > 1 && argv[1][0] == '-' && (late = command_after_options(argc, argv))) {
-		fprintf(stderr, "runner: options go after the command: runner %s [OPTIONS] ...\n",
-			late);
-		cli_command_usage(stderr, cli_command_find(late));
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = cli_options_parse(cmd->name, cmd->options, argc - first, argv + first, &o, ops, &nops,
+	/* the command's name out of the way: its options stand on both sides
+	   (argv itself stays whole: the manifest records it) */
+	if ((at = command_at(argc, argv)) > 0)
+		cmd = cli_command_find(argv[at]);
+	for (int i = 1; i < argc; i++)
+		if (i != at)
+			args[nargs++] = argv[i];
+	rc = cli_options_parse(cmd->name, cmd->options, nargs, args, &o, ops, &nops,
 			       cli_command_taking);
 	if (rc >= 0) {
 		cli_command_usage(stderr, cmd);
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
 	rc = cmd->run(ops, nops, &o);
 out:
 	free(ops);
+	free(args);
 	cli_opts_free(&o);
 	return rc;
 }

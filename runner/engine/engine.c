@@ -67,7 +67,7 @@ static double now_s(void)
 struct run {
 	const struct engine_request *rq;
 	const struct engine_options *o;
-	struct exp *e; size_t n;
+	struct experiment *e; size_t n;
 	size_t *order;			/* run order: subtract: targets first */
 	uint64_t seed;
 	char run_id[256], dir[4096], scratch[4096];
@@ -100,7 +100,7 @@ static int write_manifest(struct run *r)
 	return 0;
 }
 
-static int write_result(struct run *r, const struct exp *x)
+static int write_result(struct run *r, const struct experiment *x)
 {
 	char err[4600];
 
@@ -181,7 +181,7 @@ static void new_manifest(struct run *r)
 	};
 	r->manifest = results_manifest_new(&rr, r->machine);
 	for (size_t k = 0; k < r->n; k++) {
-		struct exp *x = &r->e[r->order[k]];
+		struct experiment *x = &r->e[r->order[k]];
 		results_manifest_add(r->manifest, &x->spec, x->probe_ok ? &x->lp : NULL, x->probe_err);
 	}
 	write_manifest(r);
@@ -189,7 +189,7 @@ static void new_manifest(struct run *r)
 
 /* The k-th experiment's saved result and rounds, in a folder the run goes
    on in.  EXIT_OK or EXIT_USAGE (said). */
-static int keep_experiment(struct run *r, size_t k, struct exp *x)
+static int keep_experiment(struct run *r, size_t k, struct experiment *x)
 {
 	const json_t *me = json_array_get(json_object_get(r->manifest, "experiments"), k);
 	const char *name = json_string_value(json_object_get(me, "name"));
@@ -291,7 +291,7 @@ static void account_measured(struct run *r, const char *experiment, size_t point
    JSON is rebuilt from its rounds so far.  A round's seed depends only on
    the run's seed, the experiment, the point and the round, so a run that
    goes on in its folder measures what one uninterrupted run would have. */
-static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t *const *deps)
+static void run_round(struct run *r, struct experiment *x, size_t pi, int round, json_t *const *deps)
 {
 	const struct engine_options *o = r->o;
 	json_t *points = json_object_get(x->result, "points");
@@ -340,7 +340,7 @@ static void run_round(struct run *r, struct exp *x, size_t pi, int round, json_t
 }
 
 /* A kept experiment needs no start; one that had finished is counted as done. */
-static void kept_experiment(struct run *r, struct exp *x)
+static void kept_experiment(struct run *r, struct experiment *x)
 {
 	for (size_t p = 0; p < x->n_pts; p++)
 		r->pg.total_all -= x->finished ? (size_t)x->planned : x->n_rounds[p];
@@ -352,7 +352,7 @@ static void kept_experiment(struct run *r, struct exp *x)
 }
 
 /* The experiment's result, "running", written before its first round. */
-static void start_experiment(struct run *r, struct exp *x)
+static void start_experiment(struct run *r, struct experiment *x)
 {
 	if (x->result) {
 		kept_experiment(r, x);
@@ -374,11 +374,11 @@ static void start_experiment(struct run *r, struct exp *x)
 /* One round of every point of the k-th experiment in run order. */
 static void run_pass(struct run *r, size_t k, int round)
 {
-	struct exp *x = &r->e[r->order[k]];
+	struct experiment *x = &r->e[r->order[k]];
 	json_t **deps = calloc(x->spec.n_subtract + 1, sizeof *deps);
 
 	for (size_t d = 0; d < x->spec.n_subtract; d++) {
-		struct exp *dx = experiments_find(r->e, r->n, x->spec.subtract[d]);
+		struct experiment *dx = experiments_find(r->e, r->n, x->spec.subtract[d]);
 		deps[d] = dx ? dx->result : NULL;
 	}
 	r->pg.x = x;
@@ -396,7 +396,7 @@ static void run_pass(struct run *r, size_t k, int round)
    status, the manifest's entry and the summary line. */
 static void finish_experiment(struct run *r, size_t k)
 {
-	struct exp *x = &r->e[r->order[k]];
+	struct experiment *x = &r->e[r->order[k]];
 	json_t *points = json_object_get(x->result, "points");
 	int cut = x->probe_ok && interrupted;
 
@@ -428,7 +428,7 @@ static void run_rounds(struct run *r)
 	int most = 0;
 
 	for (size_t k = 0; k < r->n; k++) {
-		struct exp *x = &r->e[r->order[k]];
+		struct experiment *x = &r->e[r->order[k]];
 		start_experiment(r, x);
 		if (x->probe_ok && x->planned > most)
 			most = x->planned;
@@ -437,7 +437,7 @@ static void run_rounds(struct run *r)
 	}
 	for (int round = 0; round < most && !interrupted; round++)
 		for (size_t k = 0; k < r->n && !interrupted; k++) {
-			struct exp *x = &r->e[r->order[k]];
+			struct experiment *x = &r->e[r->order[k]];
 			if (!x->probe_ok || round >= x->planned || x->finished)
 				continue;
 			run_pass(r, k, round);
@@ -645,7 +645,7 @@ out:
 
 int engine_check(const struct engine_request *rq)
 {
-	struct exp *e;
+	struct experiment *e;
 	size_t n, *order;
 	int rc = experiments_prepare(rq, 1, &e, &n, &order);
 

@@ -13,7 +13,7 @@
 #include "lib/exitcode.h"
 #include "lib/suggest.h"
 
-struct exp *experiments_find(struct exp *e, size_t n, const char *name)
+struct experiment *experiments_find(struct experiment *e, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(e[i].spec.name, name) == 0)
@@ -136,7 +136,7 @@ out:
    expanded: everything that can reject the input.  Returns EXIT_OK or
    EXIT_USAGE (message printed). */
 /* The experiments' run order (subtract: targets first).  0, or -1 (said). */
-static int order(struct exp *e, size_t n, size_t **out)
+static int order(struct experiment *e, size_t n, size_t **out)
 {
 	char err[4096];
 	struct spec **specs = calloc(n ? n : 1, sizeof *specs);
@@ -154,7 +154,7 @@ static int order(struct exp *e, size_t n, size_t **out)
 	return 0;
 }
 
-int experiments_prepare(const struct engine_request *rq, int check, struct exp **out,
+int experiments_prepare(const struct engine_request *rq, int check, struct experiment **out,
 			size_t *nout, size_t **run_order)
 {
 	const struct engine_options *o = &rq->opt;
@@ -180,7 +180,7 @@ int experiments_prepare(const struct engine_request *rq, int check, struct exp *
 	}
 	if (n_bad)	/* check: said now; the rest is checked too, then exit 2 */
 		fprintf(stderr, "runner: %s\n", err);
-	struct exp *e = calloc(n + 1, sizeof *e);
+	struct experiment *e = calloc(n + 1, sizeof *e);
 	for (size_t i = 0; i < n; i++)
 		e[i].spec = specs[i];	/* moved: the exp owns it now */
 	free(specs);
@@ -224,7 +224,7 @@ int experiments_prepare(const struct engine_request *rq, int check, struct exp *
 	return EXIT_OK;
 }
 
-void experiments_alloc_rounds(struct exp *x)
+void experiments_alloc_rounds(struct experiment *x)
 {
 	x->planned = exec_rounds(&x->spec);
 	x->rounds = calloc(x->n_pts + 1, sizeof *x->rounds);
@@ -233,7 +233,7 @@ void experiments_alloc_rounds(struct exp *x)
 		x->rounds[p] = calloc((size_t)x->planned, sizeof **x->rounds);
 }
 
-void experiments_free(struct exp *e, size_t n)
+void experiments_free(struct experiment *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].probe_ok)

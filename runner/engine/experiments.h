@@ -17,7 +17,7 @@
 struct engine_request;
 
 /* One experiment of the run. */
-struct exp {
+struct experiment {
 	struct spec spec;
 	struct loaded_probe lp;
 	int probe_ok;
@@ -36,15 +36,15 @@ struct exp {
    everything that can reject the input.  `check`: every spec and point is
    checked and every error said (runner check).  Returns EXIT_OK or
    EXIT_USAGE (said). */
-int experiments_prepare(const struct engine_request *rq, int check, struct exp **out,
+int experiments_prepare(const struct engine_request *rq, int check, struct experiment **out,
 			size_t *nout, size_t **order);
 
 /* The experiment called `name`, or NULL. */
-struct exp *experiments_find(struct exp *e, size_t n, const char *name);
+struct experiment *experiments_find(struct experiment *e, size_t n, const char *name);
 
 /* Room for every round of every point of x (x->planned set). */
-void experiments_alloc_rounds(struct exp *x);
+void experiments_alloc_rounds(struct experiment *x);
 
-void experiments_free(struct exp *e, size_t n);
+void experiments_free(struct experiment *e, size_t n);
 
 #endif

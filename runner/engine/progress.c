@@ -130,7 +130,7 @@ static void print_headline(const json_t *res, const char *unit)
 	}
 }
 
-void progress_summary(const struct exp *x)
+void progress_summary(const struct experiment *x)
 {
 	const json_t *pts = json_object_get(x->result, "points"), *p;
 	const char *st = json_string_value(json_object_get(x->result, "status"));

@@ -12,7 +12,7 @@
 struct progress {
 	int quiet;
 	int tty;
-	const struct exp *x;
+	const struct experiment *x;
 	size_t point, npoints;		/* this experiment */
 	int round;
 	size_t done_all, total_all;	/* whole run */
@@ -23,6 +23,6 @@ struct progress {
 void progress_on_sample(void *arg, const struct point_result *sofar);
 
 /* The experiment's line on stdout: status, estimate or range, findings. */
-void progress_summary(const struct exp *x);
+void progress_summary(const struct experiment *x);
 
 #endif
