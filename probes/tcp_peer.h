@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "probe.h"
-#include "serve/wire.h"	/* protocol version, SINK magic, stream checksum */
+#include "probe_wire.h"	/* protocol version, SINK magic, stream checksum */
 
 /* Each probe uses a part of what follows. */
 #pragma GCC diagnostic ignored "-Wunused-function"
