@@ -637,22 +637,17 @@ static void *child_state(struct child *c)
 static void *child_config(struct child *c, const struct loaded_probe *lp,
 			  const struct plan_point *pt)
 {
-	const struct probe *p = lp->p;
 	char err[ERRLEN] = "";
 	void *cfg;
 
-	if (p->config_size == 0)
+	if (lp->p->config_size == 0)
 		return NULL;
-	cfg = calloc(1, p->config_size);
-	if (!cfg)
-		child_fail(c, "runner", -ENOMEM, "");
-	for (size_t i = 0; i < lp->n_params; i++) {
-		const struct spec_val *v = pt && pt->vals ? pt->vals[i] : NULL;
-		const char *text = v ? v->text : p->params[i].def ? p->params[i].def : "";
-		double num = v ? v->num : strtod(text, NULL);
-
-		if (loader_set_param(&p->params[i], cfg, text, num, err, sizeof err) < 0)
-			child_fail(c, "runner", -EINVAL, err);
+	cfg = loader_config(lp, pt ? (const struct spec_val *const *)pt->vals : NULL, err,
+			    sizeof err);
+	if (!cfg) {
+		if (errno == ENOMEM)
+			child_fail(c, "runner", -ENOMEM, "");
+		child_fail(c, "runner", -EINVAL, err);
 	}
 	return cfg;
 }

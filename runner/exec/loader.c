@@ -929,6 +929,7 @@ void *loader_config(const struct loaded_probe *lp, const struct spec_val *const 
 		return NULL;
 	if (!(cfg = calloc(1, p->config_size))) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	for (size_t i = 0; i < lp->n_params; i++) {
@@ -938,6 +939,7 @@ void *loader_config(const struct loaded_probe *lp, const struct spec_val *const 
 
 		if (loader_set_param(&p->params[i], cfg, text, num, err, errlen) < 0) {
 			free(cfg);
+			errno = EINVAL;
 			return NULL;
 		}
 	}

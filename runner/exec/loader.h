@@ -61,8 +61,10 @@ int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, 
 		     char *err, size_t errlen);
 
 /* The probe's config struct filled from a point's values (vals[i] for
-   parameter i; NULL or a NULL entry: the default), as the point's child
-   fills it.  NULL with a message (or when the probe has no config). */
+   parameter i; NULL or a NULL entry: the default): the one loop that fills
+   it, for `runner check` and for the point's child (exec.c).  NULL when the
+   probe has no config, else NULL with a message and errno ENOMEM ("out of
+   memory") or EINVAL (a value the table refuses). */
 void *loader_config(const struct loaded_probe *lp, const struct spec_val *const *vals, char *err,
 		    size_t errlen);
 
