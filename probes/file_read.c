@@ -147,14 +147,11 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	(void)posix_fadvise(st->fd, 0, 0, c->order ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 	if (posix_memalign((void **)&st->buf, align, (size_t)st->block) != 0) {
 		st->buf = NULL;
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x66696c655f726561ull);
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->order)
 		return -ENOMEM;
-	}
 	st->method = h->privileged ? FS_EVICT_DROP : FS_EVICT_FADVISE;
 	st->resident = NAN;
 	if (st->cache == FR_WARM)
@@ -193,10 +190,8 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	double *lat = realloc(st->lat, nlat * sizeof(*lat)), res = st->resident;
 	int rc;
 
-	if (!lat) {
-		snprintf(err, errlen, "out of memory");
+	if (!lat)
 		return -ENOMEM;
-	}
 	st->lat = lat;
 	fs_irq_start(&st->irq);
 	for (uint64_t i = 0; i < iterations; i++) {

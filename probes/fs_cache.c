@@ -251,10 +251,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	st->lat = malloc((size_t)st->nreads * sizeof(*st->lat));
 	st->order = fs_order(st->nblocks, st->random, h->seed ^ 0x66735f6361636865ull);
-	if (!st->lat || !st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->lat || !st->order)
 		return -ENOMEM;
-	}
 	/* pages cached by someone else are charged elsewhere: start empty */
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_DONTNEED);
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -274,10 +272,8 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	char *buf = malloc((size_t)st->block);
 
 	(void)iterations;	/* fixed: one pass */
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (uint64_t i = 0; i < st->nreads; i++) {
 		uint64_t b = st->order[st->pos];
 		ssize_t r;

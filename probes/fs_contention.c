@@ -243,10 +243,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		st->buf[i] = aligned_alloc(4096, (size_t)((st->block + 4095) / 4096 * 4096));
 		st->order[i] = fs_order(st->nblocks, st->random,
 					h->seed ^ (0x66735f636f6e7465ull + (uint64_t)i));
-		if (!st->buf[i] || !st->order[i]) {
-			snprintf(err, errlen, "out of memory");
+		if (!st->buf[i] || !st->order[i])
 			return -ENOMEM;
-		}
 		/* sequential readers of one file start at their own share of it */
 		st->pos[i] = st->nfd == 1 ? st->nblocks / (uint64_t)st->n * (uint64_t)i : 0;
 	}
@@ -258,10 +256,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		return -ENOMEM;
 	}
 	st->all = malloc((size_t)st->n * st->max_iter * sizeof(double));
-	if (!st->all) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->all)
 		return -ENOMEM;
-	}
 	for (int i = 0; i < st->n; i++) {
 		if (st->threads) {
 			fc_args[i].st = st;

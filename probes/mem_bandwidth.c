@@ -504,10 +504,8 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		return -EINVAL;
 	}
 	st->th = aligned_alloc(64, sizeof(*st->th) * (size_t)n);
-	if (!st->th) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->th)
 		return -ENOMEM;
-	}
 	memset(st->th, 0, sizeof(*st->th) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		st->th[i].st = st;

@@ -169,7 +169,6 @@ static int nr_make_remote(struct nr_state *st, int client_cache, char *err, size
 	snprintf(tmp, sizeof tmp, "/.%s.tmp.%ld", st->name, (long)getpid());
 	if (!(buf = malloc(chunk))) {
 		nfs_destroy_context(nfs);
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (nfs_create(nfs, tmp, O_WRONLY | O_TRUNC, 0644, &fh) != 0) {
@@ -336,14 +335,11 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	if (posix_memalign((void **)&st->buf, 4096, (size_t)st->block) != 0) {
 		st->buf = NULL;
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x6e66735f72656164ull);
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->order)
 		return -ENOMEM;
-	}
 	if (st->cache != NR_WARM)
 		return 0;
 	/* With the server on this host its page cache is this machine's: a
@@ -384,10 +380,8 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	struct nfs_stat_64 sb;
 	int rc;
 
-	if (!lat) {
-		snprintf(err, errlen, "out of memory");
+	if (!lat)
 		return -ENOMEM;
-	}
 	st->lat = lat;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t off;

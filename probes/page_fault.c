@@ -151,10 +151,8 @@ static int pf_make_file(struct pf_state *st, uint64_t seed, char *err, size_t er
 	uint64_t *buf = malloc(chunk);
 	int fd, rc = 0;
 
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = -errno;
@@ -289,10 +287,8 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	st->map_len = st->size;
 	st->order = malloc(st->npages * sizeof(*st->order));
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->order)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < st->npages; i++)
 		st->order[i] = i;
 	if (st->random)		/* Fisher-Yates */

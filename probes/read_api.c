@@ -97,10 +97,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	if (rc)
 		return rc;
 	st->buf = malloc((size_t)st->chunk);
-	if (!st->buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->buf)
 		return -ENOMEM;
-	}
 	if (st->api == RA_FREAD) {
 		st->fp = fdopen(st->fd, "r");
 		if (!st->fp) {

@@ -158,10 +158,8 @@ static int bw_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	s->msg = (size_t)c->msg_size;
 	s->sendfile = c->api == 1;
 	s->sockbuf = (int)c->sockbuf;
-	if (!(s->buf = malloc(s->msg))) {
-		snprintf(err, errlen, "out of memory");
+	if (!(s->buf = malloc(s->msg)))
 		return -ENOMEM;
-	}
 	uint64_t x = h->seed | 1;
 	for (size_t i = 0; i < s->msg; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;

@@ -112,10 +112,8 @@ static int rtt_setup(void *state, const void *cfg, const struct probe_host *h, c
 	s->in = malloc(s->size);
 	s->cap = 4096;
 	s->times = malloc(s->cap * sizeof *s->times);
-	if (!s->out || !s->in || !s->times) {
-		snprintf(err, errlen, "out of memory");
+	if (!s->out || !s->in || !s->times)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < s->size; i++)
 		s->out[i] = (unsigned char)((h->seed >> (8 * (i % 8))) + i * 131);
 	if ((rc = tp_setup(&s->t, c->target == 1, c->placement == 1, h, rtt_server, &s->size,
@@ -224,10 +222,8 @@ static int rtt_sample(void *state, uint64_t iterations, struct probe_sample *out
 
 	if (iterations > s->cap) {
 		double *n = realloc(s->times, iterations * sizeof *n);
-		if (!n) {
-			snprintf(err, errlen, "out of memory for %llu times", (unsigned long long)iterations);
+		if (!n)
 			return -ENOMEM;
-		}
 		s->times = n;
 		s->cap = iterations;
 	}

@@ -35,7 +35,9 @@
  * Rules for probes: build with -O2 -fvisibility=hidden; no constructors, no
  * exit(), no printing of results.  Every hook returns 0 or a negative errno
  * and, on error, writes a one-line lowercase message (no final full stop)
- * into `err` (at most `errlen` bytes).  Returning PROBE_SKIP from setup()
+ * into `err` (at most `errlen` bytes); with `err` left empty the runner
+ * says strerror() of the errno ("setup: Cannot allocate memory"), so a bare
+ * `return -ENOMEM;` needs no message of its own.  Returning PROBE_SKIP from setup()
  * means "this cannot be measured here" (no root, no peer, ...): the point is
  * recorded as skipped with the message as the reason, never as a number.
  *
