@@ -52,7 +52,6 @@ struct fr_cfg {
 };
 
 struct fr_state {
-	double hz;
 	int fd, cache, method;
 	uint64_t size, block, nblocks, pos, seed, sum, bytes, expect;
 	uint64_t *order;
@@ -108,7 +107,6 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int made, rc;
 
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->cache = c->cache;
 	st->block = c->block;
 	st->seed = (uint64_t)c->seed;
@@ -181,8 +179,8 @@ static int fr_prepare(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fr_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fr_state *st = state;
 	size_t nlat = iterations < FR_LAT_MAX ? (size_t)iterations : FR_LAT_MAX;
@@ -221,17 +219,17 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
-			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+			lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += iterations * st->block;
 	st->expect += iterations * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 	out->extra[FR_M_P50] = fs_quantile(lat, nlat, 0.5);
 	out->extra[FR_M_P99] = fs_quantile(lat, nlat, 0.99);
 	out->extra[FR_M_MIBS] = (double)(iterations * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[FR_M_RES] = res;
 	out->extra[FR_M_EVICT] = st->cache == FR_COLD ? st->method : FS_EVICT_NONE;
 	out->extra[FR_M_FS] = (double)st->where.magic;

@@ -46,7 +46,6 @@ struct fc_cfg {
 };
 
 struct fc_state {
-	double hz;
 	int fd;
 	uint64_t size, block, nblocks, sum, bytes, limit, nreads, pos, *order;
 	int random;
@@ -219,7 +218,6 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int made, rc;
 
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
@@ -263,8 +261,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	return rc;
 }
 
-static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fc_state *st = state;
 	double res = fs_resident(st->fd, st->size);
@@ -293,17 +291,17 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		}
 		sum += fs_sum(buf, (size_t)st->block);
 		ticks += t1 - t0;
-		st->lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+		st->lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	free(buf);
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += st->nreads * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)st->nreads;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)st->nreads;
 	out->extra[FC_M_P50] = fs_quantile(st->lat, (size_t)st->nreads, 0.5);
 	out->extra[FC_M_P99] = fs_quantile(st->lat, (size_t)st->nreads, 0.99);
 	out->extra[FC_M_MIBS] = (double)(st->nreads * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[FC_M_RES] = res;
 	out->extra[FC_M_LIMIT] = (double)st->limit;
 	out->extra[FC_M_TOTAL] = st->meminfo[0];

@@ -55,11 +55,10 @@ struct fc_shared {
 	_Atomic uint32_t gen, done, quit;
 	uint64_t iterations;
 	struct fc_reader r[FC_MAXR];
-	double lat[];		/* readers x max_iter per-block times (ns) */
+	double lat[];		/* readers x max_iter per-block times (TSC ticks) */
 };
 
 struct fc_state {
-	double hz;
 	int n, threads, direct, random, nfd;
 	uint64_t size, block, nblocks, max_iter;
 	int fd[FC_MAXR];
@@ -142,7 +141,7 @@ static void fc_pass(struct fc_state *st, int i, uint64_t n)
 		}
 		sum += fs_sum(st->buf[i], (size_t)st->block);
 		ticks += t1 - t0;
-		lat[k] = pt_ticks_to_ns(t1 - t0, st->hz);
+		lat[k] = (double)(t1 - t0);	/* ticks: sample() converts */
 	}
 	r->t1 = pt_stop();
 	r->ticks = ticks;
@@ -212,7 +211,6 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	for (int i = 0; i < FC_MAXR; i++)
 		st->fd[i] = -1;
-	st->hz = h->tsc_hz;
 	st->n = (int)c->readers;
 	st->threads = c->mode == 1;
 	st->direct = c->cache == FC_DIRECT;
@@ -298,8 +296,8 @@ static int fc_calibrate(void *state, uint64_t *iterations, char *err, size_t err
 	return 0;
 }
 
-static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fc_state *st = state;
 	uint64_t first = UINT64_MAX, last = 0, ticks = 0;
@@ -325,6 +323,7 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	}
 	for (int i = 0; i < st->n; i++) {
 		const struct fc_reader *r = &st->sh->r[i];
+		const double *lat = st->sh->lat + (size_t)i * st->max_iter;
 		double mean;
 
 		if (r->err) {
@@ -335,17 +334,17 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		last = r->t1 > last ? r->t1 : last;
 		ticks += r->ticks;
 		st->sum += r->sum;
-		mean = pt_ticks_to_ns(r->ticks, st->hz) / 1000.0 / (double)iterations;
+		mean = pt_ticks_to_ns(r->ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 		slow = mean > slow ? mean : slow;
 		fast = mean < fast ? mean : fast;
-		memcpy(st->all + m, st->sh->lat + (size_t)i * st->max_iter,
-		       (size_t)iterations * sizeof(double));
+		for (uint64_t k = 0; k < iterations; k++)	/* ticks, exact in a double */
+			st->all[m + k] = pt_ticks_to_ns((uint64_t)lat[k], h->tsc_hz);
 		m += (size_t)iterations;
 	}
 	st->bytes += (uint64_t)m * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)m;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)m;
 	out->extra[FC_M_AGG] = (double)m * (double)st->block / 1048576.0 /
-			       (pt_ticks_to_ns(last - first, st->hz) * 1e-9);
+			       (pt_ticks_to_ns(last - first, h->tsc_hz) * 1e-9);
 	out->extra[FC_M_SLOW] = slow;
 	out->extra[FC_M_FAST] = fast;
 	out->extra[FC_M_P50] = fs_quantile(st->all, m, 0.5) / 1000.0;

@@ -577,14 +577,15 @@ static void mb_once(struct mb_state *st, uint64_t iterations)
 		mb_relax();
 }
 
-static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int mb_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct mb_state *st = state;
 	uint64_t first, last, fast, slow;
 	double bytes, off;
 	int tries = 0;
 
+	(void)h;
 	do {
 		mb_once(st, iterations);
 		first = st->th[0].t0;

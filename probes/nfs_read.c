@@ -64,7 +64,6 @@ struct nr_cfg {
 };
 
 struct nr_state {
-	double hz;
 	struct nfs_context *nfs;
 	struct nfsfh *fh;
 	int cache, method, local_fd, version, server_cpu;
@@ -239,7 +238,6 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int rc, made;
 
 	st->local_fd = -1;
-	st->hz = h->tsc_hz;
 	st->cache = c->cache;
 	st->version = (int)c->version;
 	st->block = c->block;
@@ -370,8 +368,8 @@ static int nr_prepare(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int nr_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct nr_state *st = state;
 	size_t nlat = iterations < NR_LAT_MAX ? (size_t)iterations : NR_LAT_MAX;
@@ -408,7 +406,7 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
-			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+			lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	pt_sink_u64(sum);
 	st->sum += sum;
@@ -421,13 +419,13 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			snprintf(err, errlen, "GETATTR %s: %s", st->name, nfs_get_error(st->nfs));
 			return -EIO;
 		}
-		rtt[k] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+		rtt[k] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 	out->extra[NR_M_P50] = fs_quantile(lat, nlat, 0.5);
 	out->extra[NR_M_P99] = fs_quantile(lat, nlat, 0.99);
 	out->extra[NR_M_MIBS] = (double)(iterations * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[NR_M_RTT] = fs_quantile(rtt, NR_GETATTRS, 0.5);
 	out->extra[NR_M_RES] = st->resident;
 	out->extra[NR_M_EVICT] = st->cache == NR_COLD ? st->method : FS_EVICT_NONE;

@@ -78,7 +78,6 @@ enum { PF_M_NS_PER_BYTE, PF_M_FAULTS, PF_M_DROP, PF_M_CACHED, PF_M_OFF_CPU, PF_M
 
 struct pf_state {
 	const struct probe_host *host;
-	double hz;
 	int major, random;
 	size_t page, stride, size, npages;	/* npages: touch positions per map */
 	size_t *order;				/* touch order: page indices */
@@ -267,7 +266,6 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	st->fd = -1;
 	st->host = h;
-	st->hz = h->tsc_hz;
 	st->page = pg > 0 ? (size_t)pg : 4096;
 	st->major = c->kind == 0;
 	st->random = c->order == 0;
@@ -413,8 +411,8 @@ static int pf_run(struct pf_state *st, uint64_t iterations, uint64_t *ticks,
 	return 0;
 }
 
-static int pf_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int pf_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct pf_state *st = state;
 	uint64_t ticks = 0, cpu = 0;
@@ -428,7 +426,7 @@ static int pf_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		rc = pf_run(st, iterations, &ticks, &cpu, &faults, err, errlen);
 		if (rc)
 			return rc;
-		wall_ns = pt_ticks_to_ns(ticks, st->hz);
+		wall_ns = pt_ticks_to_ns(ticks, h->tsc_hz);
 		off = wall_ns > 0 ? 1.0 - (double)cpu / wall_ns : NAN;
 		if (off < 0)
 			off = 0;

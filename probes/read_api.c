@@ -35,7 +35,6 @@ struct ra_cfg {
 };
 
 struct ra_state {
-	double hz;
 	int fd, api;
 	FILE *fp;
 	char *map, *buf, *stdio_buf;
@@ -75,8 +74,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	struct stat sb;
 	int made, rc;
 
+	(void)h;
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->api = c->api;
 	st->size = c->size;
 	st->chunk = c->chunk < c->size ? c->chunk : c->size;
@@ -129,8 +128,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	return 0;
 }
 
-static int ra_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int ra_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct ra_state *st = state;
 	uint64_t sum = 0, bytes = 0, t0, t1;
@@ -175,8 +174,8 @@ static int ra_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += bytes;
-	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)iterations;
-	out->extra[RA_M_MBS] = (double)bytes / (pt_ticks_to_ns(t1 - t0, st->hz) * 1e-9) / 1e6;
+	out->value = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / (double)iterations;
+	out->extra[RA_M_MBS] = (double)bytes / (pt_ticks_to_ns(t1 - t0, h->tsc_hz) * 1e-9) / 1e6;
 	out->extra[RA_M_BYTES] = (double)bytes;
 	out->extra[RA_M_BUF] = st->api == RA_FREAD ? (double)st->stdio_size : NAN;
 	out->extra[RA_M_RES] = res;

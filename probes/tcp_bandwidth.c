@@ -208,8 +208,8 @@ static int bw_send(struct bw_state *s, uint64_t n)
 	return 0;
 }
 
-static int bw_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int bw_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct bw_state *s = state;
 	uint64_t len = iterations * s->msg, t0, t1;
@@ -218,6 +218,7 @@ static int bw_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	socklen_t tl = sizeof ti;
 	int mtu;
 
+	(void)h;
 	if (s->ck_iters != iterations) {	/* what the receiver must find */
 		struct serve_ck ck = {0};
 		for (uint64_t i = 0; i < iterations; i++)

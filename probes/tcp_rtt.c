@@ -37,7 +37,6 @@ struct rtt_cfg {
 
 struct rtt_state {
 	struct tp t;
-	double hz;
 	size_t size;
 	int fd;
 	int privileged;
@@ -106,7 +105,6 @@ static int rtt_setup(void *state, const void *cfg, const struct probe_host *h, c
 
 	s->fd = -1;
 	s->size = (size_t)c->size;
-	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
 	s->privileged = h->privileged;
 	s->out = malloc(s->size);
 	s->in = malloc(s->size);
@@ -214,11 +212,11 @@ static double rtt_pct(const double *sorted, size_t n, double p)
 	return sorted[i < n ? i : n - 1];
 }
 
-static int rtt_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		      size_t errlen)
+static int rtt_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		      struct probe_sample *out, char *err, size_t errlen)
 {
 	struct rtt_state *s = state;
-	double sum = 0;
+	double sum = 0, hz = PT_HAVE_TSC ? h->tsc_hz : 0;	/* 0: clock_gettime's ns */
 
 	if (iterations > s->cap) {
 		double *n = realloc(s->times, iterations * sizeof *n);
@@ -231,18 +229,18 @@ static int rtt_sample(void *state, uint64_t iterations, struct probe_sample *out
 		uint64_t no = ++s->msgno, t0, t1;
 
 		memcpy(s->out, &no, s->size < 8 ? s->size : 8);
-		t0 = s->hz > 0 ? pt_start() : pt_clock_ns();
+		t0 = hz > 0 ? pt_start() : pt_clock_ns();
 		if (tp_write_all(s->fd, s->out, s->size) < 0 || tp_read_all(s->fd, s->in, s->size) < 0) {
 			snprintf(err, errlen, "round trip %llu to %s: %s", (unsigned long long)no,
 				 s->t.where, tp_io_error());
 			return -EPIPE;
 		}
-		t1 = s->hz > 0 ? pt_stop() : pt_clock_ns();
+		t1 = hz > 0 ? pt_stop() : pt_clock_ns();
 		if (memcmp(s->in, s->out, s->size) != 0) {
 			snprintf(err, errlen, "message %llu came back altered", (unsigned long long)no);
 			return -EPROTO;
 		}
-		s->times[i] = s->hz > 0 ? pt_ticks_to_ns(t1 - t0, s->hz) : (double)(t1 - t0);
+		s->times[i] = hz > 0 ? pt_ticks_to_ns(t1 - t0, hz) : (double)(t1 - t0);
 		sum += s->times[i];
 	}
 	out->value = sum / (double)iterations;

@@ -16,8 +16,8 @@
  *
  * The runner dlopen()s build/probes/<name>.so, dlsym()s PROBE_SYMBOL,
  * checks with dladdr() that the symbol lies in that very file, reads `abi`
- * (and nothing else) for an exact match, then `name` (must equal the file
- * stem), then the required hooks (setup, sample), then that every
+ * (and nothing else: see "Compatibility" below), then `name` (must equal
+ * the file stem), then the required hooks (setup, sample), then that every
  * parameter's field lies inside config_size.  Metadata (list, probe-help,
  * check, binding) is read in a short-lived child process, so a probe whose
  * constructor crashes, hangs or exits is reported, never fatal.
@@ -28,7 +28,9 @@
  *     a size in bytes, a time in seconds, a bool as 0/1;
  *   - `state` is a zeroed buffer of state_size bytes, freed by the runner
  *     after teardown (NULL when state_size is 0);
- *   - sample() is called with iterations >= 1;
+ *   - sample() is called with iterations >= 1 and the same host as setup(),
+ *     so a probe converts ticks with pt_ticks_to_ns(t, h->tsc_hz) there and
+ *     keeps no copy of the rate in its state;
  *   - with needs_counter_hz set, host->tsc_hz > 0 (else the point fails
  *     before setup with "setup: no calibrated counter frequency ...").
  *
@@ -41,9 +43,30 @@
  * means "this cannot be measured here" (no root, no peer, ...): the point is
  * recorded as skipped with the message as the reason, never as a number.
  *
- * Compatibility: this struct only ever grows at the end; any change to an
- * existing field bumps PROBE_ABI_VERSION.  ABI 4: PROBE_MAX_EXTRA 8 -> 12
- * (struct probe_sample grew) and probe_host.command appended.
+ * Compatibility.  `abi` is the ABI's major and minor in one number,
+ * PROBE_ABI(major, minor); PROBE_ABI_VERSION is this header's.  The runner
+ * reads it before any other field and refuses a probe of another major
+ * ("ABI version 4, runner expects 5") or of a newer minor than its own
+ * ("ABI version 5.1, runner expects 5.0": the probe may rely on
+ * what this runner does not know).  A probe built for an older minor of
+ * the same major loads: within a major the structs a probe provides
+ * (struct probe, probe_param, probe_metric) only ever grow at the end, and
+ * the loader knows their size in every minor (abi_minors[] in
+ * runner/exec/loader.c).  It copies a probe's struct and the rows of its
+ * tables only as far as that probe's minor had them, stepping through a
+ * table by that minor's row size, into the current layout with every
+ * later field zero (a hook the minor did not have is absent), so it never
+ * reads a field the probe's minor did not have.  The structs the runner
+ * provides (probe_host, probe_sample, probe_command) also only grow at the
+ * end: a probe of an older minor reads the part it knows.  A new minor
+ * appends fields, adds a row to abi_minors[] and bumps PROBE_ABI_MINOR; a
+ * change to an existing field or to a hook's signature bumps
+ * PROBE_ABI_MAJOR (and resets the minor to 0).
+ *
+ * History: ABI 3: the check hook.  ABI 4: PROBE_MAX_EXTRA 8 -> 12 (struct
+ * probe_sample grew) and probe_host.command appended.  ABI 5.0: sample()
+ * gets the host (no probe keeps tsc_hz in its state), and `abi` carries a
+ * minor.
  */
 #ifndef SYSMETER_PROBE_H
 #define SYSMETER_PROBE_H
@@ -53,7 +76,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PROBE_ABI_VERSION 4
+/* The ABI's version: a probe sets .abi = PROBE_ABI_VERSION. */
+#define PROBE_ABI_MAJOR 5
+#define PROBE_ABI_MINOR 0
+#define PROBE_ABI(major, minor) (((unsigned)(major) << 16) | (unsigned)(minor))
+#define PROBE_ABI_VERSION PROBE_ABI(PROBE_ABI_MAJOR, PROBE_ABI_MINOR)
+/* The major and minor of an `abi` value; the ABIs before 5 were a single
+   small number (a major alone). */
+#define PROBE_ABI_MAJOR_OF(v) ((unsigned)(v) > 0xffffu ? (unsigned)(v) >> 16 : (unsigned)(v))
+#define PROBE_ABI_MINOR_OF(v) ((unsigned)(v) > 0xffffu ? (unsigned)(v) & 0xffffu : 0u)
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
@@ -167,7 +198,7 @@ enum probe_log_level { PROBE_LOG_DEBUG = 0, PROBE_LOG_INFO, PROBE_LOG_WARN };
 
 /* Services the runner offers a probe; probes never link back into the runner. */
 struct probe_host {
-	unsigned abi;			/* PROBE_ABI_VERSION */
+	unsigned abi;			/* the runner's PROBE_ABI_VERSION */
 	void (*log)(const struct probe_host *h, int level, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 	const char *scratch_dir;	/* private, writable, removed after the point */
@@ -211,7 +242,7 @@ struct probe_host {
 };
 
 struct probe {
-	unsigned abi;			/* must be PROBE_ABI_VERSION: checked first */
+	unsigned abi;			/* PROBE_ABI_VERSION: checked first */
 	const char *name;		/* must equal the file stem */
 	const char *version;		/* the probe's own version, "1.0" */
 	const char *summary;		/* one line: what it measures */
@@ -239,9 +270,11 @@ struct probe {
 	int (*calibrate)(void *state, uint64_t *iterations, char *err, size_t errlen);
 	/* Optional.  Runs before every sample, untimed (e.g. drop caches). */
 	int (*prepare)(void *state, char *err, size_t errlen);
-	/* Required.  Perform `iterations` (>= 1) operations; report the cost per op. */
-	int (*sample)(void *state, uint64_t iterations, struct probe_sample *out,
-		      char *err, size_t errlen);
+	/* Required.  Perform `iterations` (>= 1) operations; report the cost per
+	   op.  `h` is the host setup() got (ABI 5): convert ticks with
+	   pt_ticks_to_ns(ticks, h->tsc_hz). */
+	int (*sample)(void *state, uint64_t iterations, const struct probe_host *h,
+		      struct probe_sample *out, char *err, size_t errlen);
 	/* Optional.  After the last sample: did the work really happen?  A
 	   non-zero return is recorded as a sanity flag with the message. */
 	int (*sanity)(void *state, char *err, size_t errlen);

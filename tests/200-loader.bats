@@ -61,7 +61,7 @@ load_fails() {
 }
 
 @test "bad_abi: the ABI version is checked first" {
-	load_fails bad_abi "probe 'bad_abi': ABI version 999, runner expects 4"
+	load_fails bad_abi "probe 'bad_abi': ABI version 999, runner expects 5"
 }
 
 @test "no_symbol: a probe must export the one symbol 'sysmeter_probe'" {

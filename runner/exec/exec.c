@@ -145,6 +145,7 @@ struct child {
 	int fd;			/* write end of the pipe */
 	char scratch[PATH_MAX];
 	void *state;
+	const struct probe_host *host;	/* what setup() got; sample() gets it too */
 	int set_up;		/* setup() was called: teardown() is due */
 	int end_cpu;		/* where the last sample ran */
 };
@@ -326,7 +327,7 @@ static void child_sample(struct child *c, uint64_t iters, struct probe_sample *s
 	}
 	memset(smp, 0, sizeof *smp);
 	t0 = now_s();
-	rc = c->p->sample(c->state, iters, smp, err, sizeof err);
+	rc = c->p->sample(c->state, iters, c->host, smp, err, sizeof err);
 	*elapsed = now_s() - t0;
 	if (rc != 0) {
 		err[sizeof err - 1] = '\0';
@@ -748,6 +749,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");
 	c.state = child_state(&c);
+	c.host = &host;
 	c.set_up = 1;
 	rc = c.p->setup(c.state, cfg, &host, err, sizeof err);
 	err[sizeof err - 1] = '\0';

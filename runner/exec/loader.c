@@ -14,11 +14,15 @@
  * "runner: "): the file exists, it dlopen()s (RTLD_NOW | RTLD_LOCAL), it
  * exports PROBE_SYMBOL ("sysmeter_probe", the same in every probe, so that
  * dlsym() can never hand back a libc function named like the file), dladdr()
- * places that symbol in this very file as a data object, abi ==
- * PROBE_ABI_VERSION (read before any other field), name == stem, the
- * required hooks setup/sample are present, at most PROBE_MAX_EXTRA
- * metrics, and every parameter's field lies inside config_size with the
- * size its type needs.  Any failure dlclose()s the object.
+ * places that symbol in this very file as a data object, abi is this
+ * runner's major and the same or an older minor (read before any other
+ * field), the symbol is as large as that minor's struct probe, name ==
+ * stem, the required hooks setup/sample are present, at most
+ * PROBE_MAX_EXTRA metrics, and every parameter's field lies inside
+ * config_size with the size its type needs.  Any failure dlclose()s the
+ * object.  Whatever passes is copied into this runner's layout first
+ * (normalise(): a probe of an older minor is read only as far as its
+ * minor's structs go), so the rest of the runner sees one layout.
  *
  * loader_open() does all that in a short-lived child and rebuilds the
  * metadata in the runner, so a constructor that crashes, loops or calls
@@ -411,18 +415,96 @@ static int check_probe(const char *name, const struct probe *p, char *err, size_
 }
 
 /*
+ * What each minor of this runner's ABI major had of the structs a probe
+ * provides: their sizes, so that a probe built for an older minor is read
+ * only as far as its own structs go and its tables are stepped through by
+ * its own row size (probe.h, "Compatibility").  Row i is minor i; a new
+ * minor appends fields to these structs and a row here.
+ */
+static const struct abi_minor {
+	size_t probe;		/* sizeof(struct probe) */
+	size_t param;		/* sizeof(struct probe_param): its table's stride */
+	size_t metric;		/* sizeof(struct probe_metric) */
+} abi_minors[] = {
+	/* 5.0 */ { sizeof(struct probe), sizeof(struct probe_param), sizeof(struct probe_metric) },
+};
+
+_Static_assert(sizeof abi_minors / sizeof abi_minors[0] == PROBE_ABI_MINOR + 1,
+	       "abi_minors[] has a row for every minor of PROBE_ABI_MAJOR");
+
+/* The metadata in this runner's layout: lp->p points at .p, lp->meta at
+   the whole (the probe's own struct is never handed on). */
+struct meta {
+	struct probe p;
+	struct probe_param *params;
+	struct probe_metric *metrics;
+	char **strs;
+	size_t n_strs;
+};
+
+static void meta_free(void *m)
+{
+	struct meta *mt = m;
+
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->n_strs; i++)
+		free(mt->strs[i]);
+	free(mt->strs);
+	free(mt->params);
+	free(mt->metrics);
+	free(mt);
+}
+
+/* "5.1", or "4" for an ABI from before the minor. */
+static const char *abi_text(unsigned abi, char *buf, size_t len)
+{
+	if (abi > 0xffffu)
+		snprintf(buf, len, "%u.%u", PROBE_ABI_MAJOR_OF(abi), PROBE_ABI_MINOR_OF(abi));
+	else
+		snprintf(buf, len, "%u", abi);
+	return buf;
+}
+
+/* The ABI version alone: this major, this minor or an older one.  The row
+   of abi_minors[] for the probe's minor, or NULL with err filled. */
+static const struct abi_minor *check_abi(const char *stem, unsigned abi, char *err, size_t errlen)
+{
+	char have[32];
+
+	if (PROBE_ABI_MAJOR_OF(abi) != PROBE_ABI_MAJOR || abi <= 0xffffu) {
+		snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u", stem,
+			 abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR);
+		return NULL;
+	}
+	if (PROBE_ABI_MINOR_OF(abi) > PROBE_ABI_MINOR) {
+		if (PROBE_ABI_MINOR == 0)
+			snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u.0", stem,
+				 abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR);
+		else
+			snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u.0 to %u.%u",
+				 stem, abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR,
+				 PROBE_ABI_MAJOR, PROBE_ABI_MINOR);
+		return NULL;
+	}
+	return &abi_minors[PROBE_ABI_MINOR_OF(abi)];
+}
+
+/*
  * Find PROBE_SYMBOL and make sure it is this file's own data object before
  * reading a byte of it: dlsym() also searches the object's dependencies, and
  * a symbol may be absolute (no address in any file).  Then the ABI number,
- * alone, then the rest of the struct.
+ * alone, then that the symbol is as large as its minor's struct probe.
+ * The probe's struct (not yet checked further) and its minor's sizes.
  */
-static const struct probe *find_probe(void *dl, const char *stem, const char *path, char *err,
-				      size_t errlen)
+static const struct probe *find_probe(void *dl, const char *stem, const char *path,
+				      const struct abi_minor **minor, char *err, size_t errlen)
 {
 	struct link_map *own = NULL, *where = NULL;
 	const ElfW(Sym) *sym = NULL;
 	const struct probe *p;
 	Dl_info info;
+	char have[32];
 
 	dlerror();
 	p = dlsym(dl, PROBE_SYMBOL);
@@ -443,25 +525,74 @@ static const struct probe *find_probe(void *dl, const char *stem, const char *pa
 			 stem, PROBE_SYMBOL, path);
 		return NULL;
 	}
-	if (p->abi != PROBE_ABI_VERSION) {
-		snprintf(err, errlen, "probe '%s': ABI version %u, runner expects %u", stem, p->abi,
-			 (unsigned)PROBE_ABI_VERSION);
+	if (!(*minor = check_abi(stem, p->abi, err, errlen)))
+		return NULL;
+	if (sym->st_size < (*minor)->probe) {
+		snprintf(err, errlen,
+			 "probe '%s': the symbol '%s' is %zu bytes, struct probe of ABI %s is %zu",
+			 stem, PROBE_SYMBOL, (size_t)sym->st_size, abi_text(p->abi, have, sizeof have),
+			 (*minor)->probe);
 		return NULL;
 	}
-	if (sym->st_size < sizeof *p) {
-		snprintf(err, errlen, "probe '%s': the symbol '%s' is %zu bytes, struct probe is %zu",
-			 stem, PROBE_SYMBOL, (size_t)sym->st_size, sizeof *p);
-		return NULL;
-	}
-	if (check_probe(stem, p, err, errlen) != 0)
-		return NULL;
 	return p;
 }
 
-/* dlopen and check an already resolved file, in this process. */
+/* Row i of a table whose rows are `stride` bytes: the probe's minor's row
+   size, never more than this runner's. */
+static const void *row_at(const void *table, size_t i, size_t stride)
+{
+	return (const char *)table + i * stride;
+}
+
+/* The probe's struct and tables copied into this runner's layout as far as
+   its minor had them (m), every later field zero.  NULL: out of memory. */
+static struct meta *normalise(const struct probe *raw, const struct abi_minor *m)
+{
+	struct meta *mt = calloc(1, sizeof *mt);
+	size_t np = 0, nm = 0;
+	struct probe_param pp;
+	struct probe_metric pm;
+
+	if (!mt)
+		return NULL;
+	memcpy(&mt->p, raw, m->probe);
+	for (;; np++) {
+		memset(&pp, 0, sizeof pp);
+		if (mt->p.params)
+			memcpy(&pp, row_at(mt->p.params, np, m->param), m->param);
+		if (!pp.name)
+			break;
+	}
+	for (;; nm++) {
+		memset(&pm, 0, sizeof pm);
+		if (mt->p.metrics)
+			memcpy(&pm, row_at(mt->p.metrics, nm, m->metric), m->metric);
+		if (!pm.name)
+			break;
+	}
+	mt->params = calloc(np + 1, sizeof *mt->params);
+	mt->metrics = calloc(nm + 1, sizeof *mt->metrics);
+	if (!mt->params || !mt->metrics) {
+		meta_free(mt);
+		return NULL;
+	}
+	for (size_t i = 0; i < np; i++)
+		memcpy(&mt->params[i], row_at(mt->p.params, i, m->param), m->param);
+	for (size_t i = 0; i < nm; i++)
+		memcpy(&mt->metrics[i], row_at(mt->p.metrics, i, m->metric), m->metric);
+	mt->p.params = mt->p.params ? mt->params : NULL;
+	mt->p.metrics = mt->p.metrics ? mt->metrics : NULL;
+	return mt;
+}
+
+/* dlopen and check an already resolved file, in this process: lp->p is the
+   probe in this runner's layout (lp->meta), its hooks those of the object. */
 static int open_here(const char *stem, char *path, struct loaded_probe *out, char *err,
 		     size_t errlen)
 {
+	const struct abi_minor *minor = NULL;
+	const struct probe *raw;
+	struct meta *mt = NULL;
 	void *dl;
 	const char *why;
 
@@ -473,12 +604,17 @@ static int open_here(const char *stem, char *path, struct loaded_probe *out, cha
 			 why ? why : "unknown error");
 		return -1;
 	}
-	out->p = find_probe(dl, stem, path, err, errlen);
-	if (!out->p) {
+	raw = find_probe(dl, stem, path, &minor, err, errlen);
+	if (raw && !(mt = normalise(raw, minor)))
+		snprintf(err, errlen, "probe '%s': out of memory", stem);
+	if (!mt || check_probe(stem, &mt->p, err, errlen) != 0) {
+		meta_free(mt);
 		dlclose(dl);
 		return -1;
 	}
 	out->dl = dl;
+	out->meta = mt;
+	out->p = &mt->p;
 	out->path = path;
 	out->n_params = count_params(out->p->params);
 	out->n_metrics = count_metrics(out->p->metrics);
@@ -579,29 +715,6 @@ static void w_probe(struct wbuf *w, const struct probe *p)
 		w_str(w, p->metrics[i].unit);
 		w_str(w, p->metrics[i].help);
 	}
-}
-
-/* The rebuilt metadata: lp->p points at .p, lp->meta at the whole. */
-struct meta {
-	struct probe p;
-	struct probe_param *params;
-	struct probe_metric *metrics;
-	char **strs;
-	size_t n_strs;
-};
-
-static void meta_free(void *m)
-{
-	struct meta *mt = m;
-
-	if (!mt)
-		return;
-	for (size_t i = 0; i < mt->n_strs; i++)
-		free(mt->strs[i]);
-	free(mt->strs);
-	free(mt->params);
-	free(mt->metrics);
-	free(mt);
 }
 
 struct rbuf {

@@ -44,12 +44,14 @@ void loader_only_dirs(int on);
    hangs (killed after $SYSMETER_LOAD_TIMEOUT seconds, default 5) or exits
    cannot take the runner down.  Checks, in order: the file exists and
    dlopens, it exports PROBE_SYMBOL, dladdr() places the symbol in that
-   file, abi == PROBE_ABI_VERSION, name == stem, setup/sample present, the
-   parameter table fits config_size.  lp->p is a copy without hooks (dl is
-   NULL).  On failure returns -1 with e.g. "probe 'x': ABI version 7,
-   runner expects 2" in err. */
+   file, abi is this runner's major and not a newer minor, name == stem,
+   setup/sample present, the parameter table fits config_size.  lp->p is a
+   copy in this runner's layout, without hooks (dl is NULL).  On failure
+   returns -1 with e.g. "probe 'x': ABI version 7, runner expects 5" in
+   err. */
 int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen);
-/* The same checks in this process, keeping the object open with its hooks:
+/* The same checks in this process, keeping the object open with its hooks
+   (lp->p: a copy in this runner's layout whose hooks are the object's):
    for the point's own (forked) child only. */
 int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen);
 void loader_close(struct loaded_probe *lp);

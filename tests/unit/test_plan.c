@@ -21,9 +21,10 @@ static int t_setup(void *st, const void *cfg, const struct probe_host *h, char *
 	return 0;
 }
 
-static int t_sample(void *st, uint64_t it, struct probe_sample *out, char *err, size_t errlen)
+static int t_sample(void *st, uint64_t it, const struct probe_host *h,
+		    struct probe_sample *out, char *err, size_t errlen)
 {
-	(void)st, (void)it, (void)err, (void)errlen;
+	(void)st, (void)it, (void)h, (void)err, (void)errlen;
 	out->value = 1;
 	return 0;
 }
