@@ -112,18 +112,23 @@ struct cs_state {
 	int masked; sigset_t oldmask;	/* SIGPIPE blocked in A since setup */
 };
 
+enum cs_kind { CS_PROCESS, CS_THREAD };
+enum cs_mechanism { CS_PIPE, CS_FUTEX };
+enum cs_placement { CS_SAME, CS_CROSS };
+
 struct cs_cfg {
-	int kind, mechanism, placement;	/* indices into the choices below */
+	int kind, mechanism, placement;	/* enum cs_kind, cs_mechanism, cs_placement */
 };
 
 static const struct probe_param cs_params[] = {
 	PROBE_PARAM_CHOICE(struct cs_cfg, kind, "process", "what the two tasks are",
-		"process|thread"),
+		{ "process", CS_PROCESS }, { "thread", CS_THREAD }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, mechanism, "pipe",
-		"how the token travels: lmbench's pipes, or a futex word", "pipe|futex"),
+		"how the token travels: lmbench's pipes, or a futex word",
+		{ "pipe", CS_PIPE }, { "futex", CS_FUTEX }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, placement, "same",
 		"same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
-		"same|cross"),
+		{ "same", CS_SAME }, { "cross", CS_CROSS }),
 	PROBE_PARAM_END,
 };
 
@@ -434,9 +439,9 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	for (int i = 0; i < 2; i++)
 		s->ab[i] = s->ba[i] = s->self[i] = -1;
-	s->process = c->kind == 0;	/* process|thread */
-	s->futex = c->mechanism == 1;	/* pipe|futex */
-	s->cross = c->placement == 1;	/* same|cross */
+	s->process = c->kind == CS_PROCESS;
+	s->futex = c->mechanism == CS_FUTEX;
+	s->cross = c->placement == CS_CROSS;
 
 	/* Where: A on the runner's CPU (else the first allowed one), B on the
 	   same one or the next allowed one. */

@@ -39,6 +39,7 @@
 
 enum { FR_M_P50, FR_M_P99, FR_M_MIBS, FR_M_RES, FR_M_EVICT, FR_M_FS, FR_M_DEV, FR_M_IRQ };
 enum { FR_DIRECT, FR_COLD, FR_WARM };
+enum { FR_SEQUENTIAL, FR_RANDOM };
 
 /* Per-block times kept per sample for the percentiles (the rest still count). */
 #define FR_LAT_MAX (1u << 20)
@@ -46,8 +47,8 @@ enum { FR_DIRECT, FR_COLD, FR_WARM };
 struct fr_cfg {
 	const char *dir;
 	uint64_t size, block;
-	int order;		/* sequential|random */
-	int cache;		/* direct|cold|warm */
+	int order;		/* FR_SEQUENTIAL, FR_RANDOM */
+	int cache;		/* FR_DIRECT, FR_COLD, FR_WARM */
 	int64_t seed;
 };
 
@@ -69,10 +70,10 @@ static const struct probe_param fr_params[] = {
 	PROBE_PARAM_SIZE(struct fr_cfg, block, "4KiB", "bytes per read", 512, 67108864),
 	PROBE_PARAM_CHOICE(struct fr_cfg, order, "sequential",
 		"file order, or a seeded random permutation of the block offsets",
-		"sequential|random"),
+		{ "sequential", FR_SEQUENTIAL }, { "random", FR_RANDOM }),
 	PROBE_PARAM_CHOICE(struct fr_cfg, cache, "direct",
 		"direct (O_DIRECT) | cold (buffered after eviction, verified) | warm (cached)",
-		"direct|cold|warm"),
+		{ "direct", FR_DIRECT }, { "cold", FR_COLD }, { "warm", FR_WARM }),
 	PROBE_PARAM_INT(struct fr_cfg, seed, "1", "content seed of the test file", 0, 1e15),
 	PROBE_PARAM_END,
 };
@@ -142,12 +143,13 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		if (mal > align)
 			align = mal;
 	}
-	(void)posix_fadvise(st->fd, 0, 0, c->order ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	(void)posix_fadvise(st->fd, 0, 0,
+			    c->order == FR_RANDOM ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 	if (posix_memalign((void **)&st->buf, align, (size_t)st->block) != 0) {
 		st->buf = NULL;
 		return -ENOMEM;
 	}
-	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x66696c655f726561ull);
+	st->order = fs_order(st->nblocks, c->order == FR_RANDOM, h->seed ^ 0x66696c655f726561ull);
 	if (!st->order)
 		return -ENOMEM;
 	st->method = h->privileged ? FS_EVICT_DROP : FS_EVICT_FADVISE;

@@ -38,11 +38,13 @@ enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVA
 
 #define FC_PREFIX "sysmeter-fs-"
 
+enum { FC_RANDOM, FC_SEQUENTIAL };
+
 struct fc_cfg {
 	const char *dir;
 	uint64_t size, block, limit;
 	int64_t seed, reads;
-	int order;
+	int order;		/* FC_RANDOM, FC_SEQUENTIAL */
 };
 
 struct fc_state {
@@ -65,7 +67,8 @@ static const struct probe_param fc_params[] = {
 	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random",
 		"second read: random = `reads` blocks of a seeded permutation, readahead off "
 		"(each block's own time: cached copy or device read); sequential = the whole "
-		"file in order, readahead on (hides device reads)", "random|sequential"),
+		"file in order, readahead on (hides device reads)",
+		{ "random", FC_RANDOM }, { "sequential", FC_SEQUENTIAL }),
 	PROBE_PARAM_INT(struct fc_cfg, reads, "2048",
 		"blocks read per pass in random order (0 = every block)", 0, 1e12),
 	PROBE_PARAM_END,
@@ -225,7 +228,7 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		snprintf(err, errlen, "block is larger than the file");
 		return -EINVAL;
 	}
-	st->random = c->order == 0;
+	st->random = c->order == FC_RANDOM;
 	st->nreads = st->random && c->reads > 0 && (uint64_t)c->reads < st->nblocks
 		     ? (uint64_t)c->reads : st->nblocks;
 	fc_meminfo(st->meminfo);

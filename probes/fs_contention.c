@@ -36,6 +36,9 @@
 
 enum { FC_M_AGG, FC_M_SLOW, FC_M_FAST, FC_M_P50, FC_M_P99, FC_M_N };
 enum { FC_DIRECT = 0, FC_WARM = 1 };
+enum { FC_PROCESS, FC_THREAD };
+enum { FC_OWN, FC_SHARED };
+enum { FC_RANDOM, FC_SEQUENTIAL };
 
 struct fc_cfg {
 	const char *dir;
@@ -85,12 +88,15 @@ static const struct probe_param fc_params[] = {
 	PROBE_PARAM_STRING(struct fc_cfg, dir, FS_DEFAULT_DIR,
 		"directory of the test files (kept and reused across runs)"),
 	PROBE_PARAM_INT(struct fc_cfg, readers, "1", "concurrent readers", 1, FC_MAXR),
-	PROBE_PARAM_CHOICE(struct fc_cfg, mode, "process", "what a reader is", "process|thread"),
+	PROBE_PARAM_CHOICE(struct fc_cfg, mode, "process", "what a reader is",
+		{ "process", FC_PROCESS }, { "thread", FC_THREAD }),
 	PROBE_PARAM_CHOICE(struct fc_cfg, file, "own", "each reader its own file, or one shared",
-		"own|shared"),
-	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random", "block order", "random|sequential"),
+		{ "own", FC_OWN }, { "shared", FC_SHARED }),
+	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random", "block order",
+		{ "random", FC_RANDOM }, { "sequential", FC_SEQUENTIAL }),
 	PROBE_PARAM_CHOICE(struct fc_cfg, cache, "direct",
-		"direct = O_DIRECT (the device), warm = page cache copies", "direct|warm"),
+		"direct = O_DIRECT (the device), warm = page cache copies",
+		{ "direct", FC_DIRECT }, { "warm", FC_WARM }),
 	PROBE_PARAM_SIZE(struct fc_cfg, size, "64MiB", "test file size (each)", 65536,
 		1099511627776.0),
 	PROBE_PARAM_SIZE(struct fc_cfg, block, "4KiB", "bytes per read", 512, 16777216),
@@ -212,14 +218,14 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	for (int i = 0; i < FC_MAXR; i++)
 		st->fd[i] = -1;
 	st->n = (int)c->readers;
-	st->threads = c->mode == 1;
+	st->threads = c->mode == FC_THREAD;
 	st->direct = c->cache == FC_DIRECT;
-	st->random = c->order == 0;
+	st->random = c->order == FC_RANDOM;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
 	st->max_iter = 1u << 16;
-	st->nfd = c->file == 1 ? 1 : st->n;
+	st->nfd = c->file == FC_SHARED ? 1 : st->n;
 	if (st->nblocks < 2) {
 		snprintf(err, errlen, "the file holds fewer than 2 blocks");
 		return -EINVAL;

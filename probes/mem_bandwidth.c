@@ -126,7 +126,7 @@ struct mb_state {
 };
 
 struct mb_cfg {
-	int op;				/* enum mb_op: the choices' order */
+	int op;				/* enum mb_op */
 	uint64_t size;
 	int64_t threads;
 	int hugepages;
@@ -135,7 +135,8 @@ struct mb_cfg {
 static const struct probe_param mb_params[] = {
 	PROBE_PARAM_CHOICE(struct mb_cfg, op, "read",
 		"read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
-		"read|write|write_nt|copy|memset|memcpy"),
+		{ "read", MB_READ }, { "write", MB_WRITE }, { "write_nt", MB_WRITE_NT },
+		{ "copy", MB_COPY }, { "memset", MB_MEMSET }, { "memcpy", MB_MEMCPY }),
 	PROBE_PARAM_SIZE(struct mb_cfg, size, "0",
 		"bytes per array, split among the threads; 0 = 8 x the LLC, at most 1 GiB or 2 x LLC",
 		0, 1099511627776.0),

@@ -80,7 +80,7 @@ struct ml_state {
 
 struct ml_cfg {
 	uint64_t size, stride;
-	int pattern;			/* enum ml_pattern: the choices' order */
+	int pattern;			/* enum ml_pattern */
 	int hugepages;
 };
 
@@ -93,7 +93,7 @@ static const struct probe_param ml_params[] = {
 		"bytes between slots; a multiple of 8 (64 = one load per line)", 8, 1073741824.0),
 	PROBE_PARAM_CHOICE(struct ml_cfg, pattern, "random",
 		"order of the chain: random cycle, sequential (up), stride (down, as lat_mem_rd)",
-		"random|sequential|stride"),
+		{ "random", ML_RANDOM }, { "sequential", ML_SEQUENTIAL }, { "stride", ML_STRIDE }),
 	PROBE_PARAM_BOOL(struct ml_cfg, hugepages, "false",
 		"madvise(MADV_HUGEPAGE) the buffer (false: MADV_NOHUGEPAGE)"),
 	PROBE_PARAM_END,

@@ -47,6 +47,8 @@
 enum { NR_M_P50, NR_M_P99, NR_M_MIBS, NR_M_RTT, NR_M_RES, NR_M_EVICT, NR_M_CPU, NR_M_SCPU };
 enum { NR_ANY, NR_SAME, NR_CROSS };
 enum { NR_COLD, NR_WARM };
+enum { NR_SEQUENTIAL, NR_RANDOM };
+enum { NR_CLIENT_CACHE_OFF, NR_CLIENT_CACHE_ON };
 #define NR_LAT_MAX (1u << 20)
 #define NR_GETATTRS 8
 #define NR_EVICT_USER 3		/* evict code: made cold by the user (cold_by) */
@@ -54,11 +56,13 @@ enum { NR_COLD, NR_WARM };
 struct nr_cfg {
 	const char *url;
 	uint64_t size, block;
-	int order;		/* sequential|random */
-	int cache;		/* cold|warm (the server's page cache) */
+	int order;		/* NR_SEQUENTIAL, NR_RANDOM */
+	int cache;		/* NR_COLD, NR_WARM (the server's page cache) */
 	int64_t version;	/* 3 or 4 */
-	int client_cache;	/* off|on: libnfs's page cache and readahead */
-	int placement;		/* any|same|cross: the reader's CPU against the server's */
+	int client_cache;	/* NR_CLIENT_CACHE_OFF (0), _ON (1): libnfs's page cache
+				   and readahead */
+	int placement;		/* NR_ANY, NR_SAME, NR_CROSS: the reader's CPU against
+				   the server's */
 	const char *cold_by;	/* a server elsewhere: how the user makes it cold */
 	int64_t seed;
 };
@@ -81,18 +85,19 @@ static const struct probe_param nr_params[] = {
 	PROBE_PARAM_SIZE(struct nr_cfg, block, "4KiB", "bytes per read", 512, 16777216),
 	PROBE_PARAM_CHOICE(struct nr_cfg, order, "sequential",
 		"file order, or a seeded random permutation of the block offsets",
-		"sequential|random"),
+		{ "sequential", NR_SEQUENTIAL }, { "random", NR_RANDOM }),
 	PROBE_PARAM_CHOICE(struct nr_cfg, cache, "warm",
 		"the server's page cache: cold (evicted and verified before every sample; server on "
-		"this host only) or warm (read once in setup)", "cold|warm"),
+		"this host only) or warm (read once in setup)",
+		{ "cold", NR_COLD }, { "warm", NR_WARM }),
 	PROBE_PARAM_INT(struct nr_cfg, version, "3", "NFS version (3 or 4)", 3, 4),
 	PROBE_PARAM_CHOICE(struct nr_cfg, client_cache, "off",
 		"libnfs's own page cache and readahead (off: every block goes to the server)",
-		"off|on"),
+		{ "off", NR_CLIENT_CACHE_OFF }, { "on", NR_CLIENT_CACHE_ON }),
 	PROBE_PARAM_CHOICE(struct nr_cfg, placement, "any",
 		"the reader on the server's CPU (same), on another (cross), or where the scheduler "
 		"puts it (any); same and cross need the server on this host (--nfs netns)",
-		"any|same|cross"),
+		{ "any", NR_ANY }, { "same", NR_SAME }, { "cross", NR_CROSS }),
 	PROBE_PARAM_STRING(struct nr_cfg, cold_by, "",
 		"a server elsewhere: how its cache is made cold before each sample, by you (cold "
 		"points then run and record evict 3; empty: they are skipped)"),
@@ -335,7 +340,7 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		st->buf = NULL;
 		return -ENOMEM;
 	}
-	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x6e66735f72656164ull);
+	st->order = fs_order(st->nblocks, c->order == NR_RANDOM, h->seed ^ 0x6e66735f72656164ull);
 	if (!st->order)
 		return -ENOMEM;
 	if (st->cache != NR_WARM)

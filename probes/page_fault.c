@@ -90,21 +90,26 @@ struct pf_state {
 	uint64_t touched, counted;		/* totals, for sanity() */
 };
 
+enum { PF_MAJOR, PF_MINOR };
+enum { PF_RANDOM, PF_SEQUENTIAL };
+
 struct pf_cfg {
-	int kind;			/* major|minor */
+	int kind;			/* PF_MAJOR, PF_MINOR */
 	uint64_t size, stride;
-	int order;			/* random|sequential */
+	int order;			/* PF_RANDOM, PF_SEQUENTIAL */
 };
 
 static const struct probe_param pf_params[] = {
 	PROBE_PARAM_CHOICE(struct pf_cfg, kind, "minor",
-		"major (file page read from disk) | minor (fresh anonymous page)", "major|minor"),
+		"major (file page read from disk) | minor (fresh anonymous page)",
+		{ "major", PF_MAJOR }, { "minor", PF_MINOR }),
 	PROBE_PARAM_SIZE(struct pf_cfg, size, "64MiB",
 		"bytes mapped per batch (major: the scratch file's size)", 4096, 1099511627776.0),
 	PROBE_PARAM_SIZE(struct pf_cfg, stride, "4KiB",
 		"bytes between touched pages; a multiple of the page size", 4096, 1073741824.0),
 	PROBE_PARAM_CHOICE(struct pf_cfg, order, "random",
-		"touch the pages in a random order or in address order", "random|sequential"),
+		"touch the pages in a random order or in address order",
+		{ "random", PF_RANDOM }, { "sequential", PF_SEQUENTIAL }),
 	PROBE_PARAM_END,
 };
 
@@ -267,8 +272,8 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->fd = -1;
 	st->host = h;
 	st->page = pg > 0 ? (size_t)pg : 4096;
-	st->major = c->kind == 0;
-	st->random = c->order == 0;
+	st->major = c->kind == PF_MAJOR;
+	st->random = c->order == PF_RANDOM;
 	st->stride = (size_t)c->stride;
 	st->size = (size_t)c->size;
 	if (st->stride % st->page) {

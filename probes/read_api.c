@@ -30,7 +30,7 @@ enum { RA_READ, RA_FREAD, RA_MMAP };
 struct ra_cfg {
 	const char *dir;
 	uint64_t size, chunk, bufsize;
-	int api;		/* read|fread|mmap */
+	int api;		/* RA_READ, RA_FREAD, RA_MMAP */
 	int64_t seed;
 };
 
@@ -50,7 +50,7 @@ static const struct probe_param ra_params[] = {
 			 17179869184.0),
 	PROBE_PARAM_SIZE(struct ra_cfg, chunk, "4KiB", "bytes per read call", 1, 67108864),
 	PROBE_PARAM_CHOICE(struct ra_cfg, api, "read", "read(2), fread(3) or mmap+memcpy",
-			   "read|fread|mmap"),
+			   { "read", RA_READ }, { "fread", RA_FREAD }, { "mmap", RA_MMAP }),
 	PROBE_PARAM_SIZE(struct ra_cfg, bufsize, "0",
 		"fread's stdio buffer (setvbuf); 0 = stdio's default (st_blksize)", 0, 67108864),
 	PROBE_PARAM_INT(struct ra_cfg, seed, "1", "content seed of the test file", 0, 1e15),

@@ -62,13 +62,14 @@ struct syscall_state {
 };
 
 struct syscall_cfg {
-	int call;			/* enum syscall_call: the choices' order */
+	int call;			/* enum syscall_call */
 };
 
 static const struct probe_param syscall_params[] = {
 	PROBE_PARAM_CHOICE(struct syscall_cfg, call, "getpid",
 		"syscall(SYS_getpid), syscall(SYS_gettid), or clock_gettime(CLOCK_MONOTONIC) via the vDSO",
-		"getpid|gettid|clock_gettime_vdso"),
+		{ "getpid", CALL_GETPID }, { "gettid", CALL_GETTID },
+		{ "clock_gettime_vdso", CALL_VDSO }),
 	PROBE_PARAM_END,
 };
 

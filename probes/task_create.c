@@ -92,13 +92,15 @@ struct tc_state {
 };
 
 struct tc_cfg {
-	int method;			/* enum tc_method: the choices' order */
+	int method;			/* enum tc_method */
 };
 
 static const struct probe_param tc_params[] = {
 	PROBE_PARAM_CHOICE(struct tc_cfg, method, "fork",
 		"what is created and how much of its life is timed",
-		"fork|fork_wait|vfork|posix_spawn|pthread|pthread_join"),
+		{ "fork", TC_FORK }, { "fork_wait", TC_FORK_WAIT }, { "vfork", TC_VFORK },
+		{ "posix_spawn", TC_SPAWN }, { "pthread", TC_PTHREAD },
+		{ "pthread_join", TC_PTHREAD_JOIN }),
 	PROBE_PARAM_END,
 };
 

@@ -33,8 +33,10 @@
 #include "probe_time.h"
 #include "tcp_peer.h"
 
+enum bw_api { BW_WRITE, BW_SENDFILE };
+
 struct bw_cfg {
-	int target, placement, api;
+	int target, placement, api;	/* enum tp_target, tp_placement, bw_api */
 	uint64_t msg_size, sockbuf;
 };
 
@@ -51,10 +53,13 @@ struct bw_state {
 
 static const struct probe_param bw_params[] = {
 	PROBE_PARAM_CHOICE(struct bw_cfg, target, "loopback",
-		"loopback: a sink forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a sink forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct bw_cfg, placement, "cross",
-		"same: receiver on the sender's CPU; cross: on another CPU", "same|cross"),
-	PROBE_PARAM_CHOICE(struct bw_cfg, api, "write", "how the sender sends", "write|sendfile"),
+		"same: receiver on the sender's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
+	PROBE_PARAM_CHOICE(struct bw_cfg, api, "write", "how the sender sends",
+		{ "write", BW_WRITE }, { "sendfile", BW_SENDFILE }),
 	PROBE_PARAM_SIZE(struct bw_cfg, msg_size, "128KiB", "bytes per write/sendfile call",
 		4096, 1 << 20),
 	PROBE_PARAM_SIZE(struct bw_cfg, sockbuf, "0",
@@ -156,7 +161,7 @@ static int bw_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	s->fd = s->file = -1;
 	s->msg = (size_t)c->msg_size;
-	s->sendfile = c->api == 1;
+	s->sendfile = c->api == BW_SENDFILE;
 	s->sockbuf = (int)c->sockbuf;
 	if (!(s->buf = malloc(s->msg)))
 		return -ENOMEM;
@@ -167,8 +172,8 @@ static int bw_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	if (s->sendfile && (rc = bw_file(s, h, err, errlen)) < 0)
 		return rc;
-	if ((rc = tp_setup(&s->t, c->target == 1, c->placement == 1, h, bw_server, &s->sockbuf,
-			   err, errlen)) != 0)
+	if ((rc = tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, bw_server,
+			   &s->sockbuf, err, errlen)) != 0)
 		return rc;
 	if ((s->fd = tp_connect(&s->t, err, errlen)) < 0)
 		return -ECONNREFUSED;

@@ -30,8 +30,10 @@
 #include "probe_time.h"
 #include "tcp_peer.h"
 
+enum cn_closer { CN_CLIENT, CN_SERVER };
+
 struct cn_cfg {
-	int target, placement, closer;
+	int target, placement, closer;	/* enum tp_target, tp_placement, cn_closer */
 };
 
 struct cn_state {
@@ -42,11 +44,14 @@ struct cn_state {
 
 static const struct probe_param cn_params[] = {
 	PROBE_PARAM_CHOICE(struct cn_cfg, target, "loopback",
-		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct cn_cfg, placement, "same",
-		"same: server on the client's CPU; cross: on another CPU", "same|cross"),
+		"same: server on the client's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
 	PROBE_PARAM_CHOICE(struct cn_cfg, closer, "client",
-		"which side closes first (and keeps the TIME_WAIT)", "client|server"),
+		"which side closes first (and keeps the TIME_WAIT)",
+		{ "client", CN_CLIENT }, { "server", CN_SERVER }),
 	PROBE_PARAM_END,
 };
 
@@ -117,7 +122,7 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	struct cn_state *s = state;
 	FILE *f;
 
-	s->server_closes = c->closer == 1;
+	s->server_closes = c->closer == CN_SERVER;
 	s->port_lo = 32768, s->port_hi = 60999;
 	if ((f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r"))) {
 		if (fscanf(f, "%d %d", &s->port_lo, &s->port_hi) != 2)
@@ -125,8 +130,8 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		fclose(f);
 	}
 	s->ports = s->port_hi - s->port_lo + 1;
-	return tp_setup(&s->t, c->target == 1, c->placement == 1, h, cn_server, &s->server_closes,
-			err, errlen);
+	return tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, cn_server,
+			&s->server_closes, err, errlen);
 }
 
 /* The clock: the TSC when hz > 0, else clock_gettime's ns. */

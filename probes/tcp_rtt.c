@@ -31,7 +31,7 @@
 #include "tcp_peer.h"
 
 struct rtt_cfg {
-	int target, placement;
+	int target, placement;		/* enum tp_target, tp_placement */
 	uint64_t size;
 };
 
@@ -48,9 +48,11 @@ struct rtt_state {
 
 static const struct probe_param rtt_params[] = {
 	PROBE_PARAM_CHOICE(struct rtt_cfg, target, "loopback",
-		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct rtt_cfg, placement, "same",
-		"same: server on the client's CPU; cross: on another CPU", "same|cross"),
+		"same: server on the client's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
 	PROBE_PARAM_SIZE(struct rtt_cfg, size, "64", "message size (bytes), echoed back whole", 1, 1 << 20),
 	PROBE_PARAM_END,
 };
@@ -114,8 +116,8 @@ static int rtt_setup(void *state, const void *cfg, const struct probe_host *h, c
 		return -ENOMEM;
 	for (size_t i = 0; i < s->size; i++)
 		s->out[i] = (unsigned char)((h->seed >> (8 * (i % 8))) + i * 131);
-	if ((rc = tp_setup(&s->t, c->target == 1, c->placement == 1, h, rtt_server, &s->size,
-			   err, errlen)) != 0)
+	if ((rc = tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, rtt_server,
+			   &s->size, err, errlen)) != 0)
 		return rc;
 	if ((s->fd = tp_connect(&s->t, err, errlen)) < 0)
 		return -ECONNREFUSED;

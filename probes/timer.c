@@ -57,13 +57,14 @@ struct timer_state {
 };
 
 struct timer_cfg {
-	int clock;			/* enum timer_clock: the choices' order */
+	int clock;			/* enum timer_clock */
 };
 
 static const struct probe_param timer_params[] = {
 	PROBE_PARAM_CHOICE(struct timer_cfg, clock, "rdtscp",
 		"clock read: bare rdtsc, bare rdtscp, or clock_gettime(CLOCK_MONOTONIC[_RAW])",
-		"rdtsc|rdtscp|clock_gettime|clock_gettime_raw"),
+		{ "rdtsc", CLK_RDTSC }, { "rdtscp", CLK_RDTSCP }, { "clock_gettime", CLK_MONO },
+		{ "clock_gettime_raw", CLK_MONO_RAW }),
 	PROBE_PARAM_END,
 };
 

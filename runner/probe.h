@@ -5,10 +5,12 @@
  * A probe is a shared object exporting exactly one symbol, the same for
  * every probe (as fio's external engines do), a `const struct probe`:
  *
+ *     enum pattern { RANDOM, SEQUENTIAL };
  *     struct cfg { uint64_t size; int pattern; };
  *     static const struct probe_param params[] = {
  *             PROBE_PARAM_SIZE(struct cfg, size, "4KiB", "working set", 4096, 1 << 30),
- *             PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order", "random|sequential"),
+ *             PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order",
+ *                                { "random", RANDOM }, { "sequential", SEQUENTIAL }),
  *             PROBE_PARAM_END,
  *     };
  *     PROBE_DEFINE = { .abi = PROBE_ABI_VERSION, .name = "x", ..., .params = params,
@@ -24,8 +26,9 @@
  *
  * What the runner guarantees, so that a probe does not check it again:
  *   - parameters arrive parsed, type-checked and range-checked in the
- *     probe's own config struct (`cfg`): a choice as its index in `choices`,
- *     a size in bytes, a time in seconds, a bool as 0/1;
+ *     probe's own config struct (`cfg`): a choice as the probe's own value
+ *     of its row (enum pattern above), a size in bytes, a time in seconds, a
+ *     bool as 0/1;
  *   - `state` is a zeroed buffer of state_size bytes, freed by the runner
  *     after teardown (NULL when state_size is 0);
  *   - sample() is called with iterations >= 1 and the same host as setup(),
@@ -39,22 +42,23 @@
  * and, on error, writes a one-line lowercase message (no final full stop)
  * into `err` (at most `errlen` bytes); with `err` left empty the runner
  * says strerror() of the errno ("setup: Cannot allocate memory"), so a bare
- * `return -ENOMEM;` needs no message of its own.  Returning PROBE_SKIP from setup()
- * means "this cannot be measured here" (no root, no peer, ...): the point is
- * recorded as skipped with the message as the reason, never as a number.
+ * `return -ENOMEM;` needs no message of its own.  Returning PROBE_SKIP
+ * from setup() means "this cannot be measured here" (no root, no peer,
+ * ...): the point is recorded as skipped with the message as the reason,
+ * never as a number.
  *
  * Compatibility.  `abi` is the ABI's major and minor in one number,
  * PROBE_ABI(major, minor); PROBE_ABI_VERSION is this header's.  The runner
  * reads it before any other field and refuses a probe of another major
  * ("ABI version 4, runner expects 5") or of a newer minor than its own
- * ("ABI version 5.1, runner expects 5.0": the probe may rely on
+ * ("ABI version 5.2, runner expects 5.0 to 5.1": the probe may rely on
  * what this runner does not know).  A probe built for an older minor of
  * the same major loads: within a major the structs a probe provides
- * (struct probe, probe_param, probe_metric) only ever grow at the end, and
- * the loader knows their size in every minor (abi_minors[] in
- * runner/exec/loader.c).  It copies a probe's struct and the rows of its
- * tables only as far as that probe's minor had them, stepping through a
- * table by that minor's row size, into the current layout with every
+ * (struct probe, probe_param, probe_metric, probe_choice) only ever grow
+ * at the end, and the loader knows their size in every minor (abi_minors[]
+ * in runner/exec/loader.c).  It copies a probe's struct and the rows of
+ * its tables only as far as that probe's minor had them, stepping through
+ * a table by that minor's row size, into the current layout with every
  * later field zero (a hook the minor did not have is absent), so it never
  * reads a field the probe's minor did not have.  The structs the runner
  * provides (probe_host, probe_sample, probe_command) also only grow at the
@@ -66,7 +70,11 @@
  * History: ABI 3: the check hook.  ABI 4: PROBE_MAX_EXTRA 8 -> 12 (struct
  * probe_sample grew) and probe_host.command appended.  ABI 5.0: sample()
  * gets the host (no probe keeps tsc_hz in its state), and `abi` carries a
- * minor.
+ * minor.  ABI 5.1: a choice parameter's values are rows {name, value}
+ * (struct probe_choice, probe_param.choices appended), and the config
+ * field receives the row's value; 5.0's "a|b|c" text (then called
+ * `choices`, now `choices_text`), whose field received the index, still
+ * loads.
  */
 #ifndef SYSMETER_PROBE_H
 #define SYSMETER_PROBE_H
@@ -78,7 +86,7 @@
 
 /* The ABI's version: a probe sets .abi = PROBE_ABI_VERSION. */
 #define PROBE_ABI_MAJOR 5
-#define PROBE_ABI_MINOR 0
+#define PROBE_ABI_MINOR 1
 #define PROBE_ABI(major, minor) (((unsigned)(major) << 16) | (unsigned)(minor))
 #define PROBE_ABI_VERSION PROBE_ABI(PROBE_ABI_MAJOR, PROBE_ABI_MINOR)
 /* The major and minor of an `abi` value; the ABIs before 5 were a single
@@ -105,9 +113,22 @@ enum probe_param_type {
 	PROBE_SIZE,	/* uint64_t: bytes ("4KiB", "1.5GB", "512") */
 	PROBE_TIME,	/* double:   seconds ("10ms", "800ns", "2s") */
 	PROBE_DOUBLE,	/* double:   real number, "%" allowed ("2.5", "50%" = 0.5) */
-	PROBE_STRING,	/* int: index into `choices` ("a|b|c") when set;
+	PROBE_STRING,	/* int: the chosen row's value when `choices` is set;
 			   const char *: the text (valid until teardown) when not */
 	PROBE_BOOL,	/* int: 0 or 1 (true/false/yes/no/on/off) */
+};
+
+/*
+ * One allowed value of a choice parameter (ABI 5.1): the word a spec writes
+ * and the value the config field receives, the probe's own enum, so no
+ * probe keeps an enum in step with the order of a list.  A table of them
+ * ends with { NULL }.  The loader checks the rows: every name non-empty,
+ * without '|', listed once; every value once; the default one of the
+ * names.
+ */
+struct probe_choice {
+	const char *name;	/* "random" */
+	int value;		/* RANDOM */
 };
 
 /*
@@ -122,11 +143,16 @@ struct probe_param {
 	enum probe_param_type type;
 	const char *def;	/* default, in spec syntax ("64", "4KiB", "random") */
 	const char *help;	/* one line */
-	const char *choices;	/* PROBE_STRING only: "fork|vfork|pthread"; NULL = any */
+	const char *choices_text;	/* ABI 5.0's choices, "fork|vfork" (the field got
+					   the index); the loader turns them into rows.
+					   NULL since 5.1: set `choices` */
 	double min, max;	/* numeric bounds, inclusive, in base units
 				   (bytes, seconds); ignored when min == max */
 	size_t offset;		/* of the field in the probe's config struct */
 	size_t size;		/* of that field: checked against the type */
+	/* ABI 5.1: PROBE_STRING only, the allowed values as rows ending with
+	   { NULL }; NULL = any text. */
+	const struct probe_choice *choices;
 };
 
 /* sizeof(T.f), or a compile error when T.f is not of type C. */
@@ -144,8 +170,13 @@ struct probe_param {
 	PROBE_ROW_(T, f, PROBE_TIME, double, d_, h_, NULL, lo_, hi_)
 #define PROBE_PARAM_DOUBLE(T, f, d_, h_, lo_, hi_) \
 	PROBE_ROW_(T, f, PROBE_DOUBLE, double, d_, h_, NULL, lo_, hi_)
-#define PROBE_PARAM_CHOICE(T, f, d_, h_, ch_) \
-	PROBE_ROW_(T, f, PROBE_STRING, int, d_, h_, ch_, 0, 0)
+/* The rows follow the help, {name, value} each (the { NULL } that ends
+   them is added), and the field is an int:
+   PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order",
+		      { "random", RANDOM }, { "sequential", SEQUENTIAL }) */
+#define PROBE_PARAM_CHOICE(T, f, d_, h_, ...) \
+	PROBE_ROW_(T, f, PROBE_STRING, int, d_, h_, \
+		   ((const struct probe_choice[]){ __VA_ARGS__, { NULL, 0 } }), 0, 0)
 #define PROBE_PARAM_STRING(T, f, d_, h_) \
 	PROBE_ROW_(T, f, PROBE_STRING, const char *, d_, h_, NULL, 0, 0)
 #define PROBE_PARAM_BOOL(T, f, d_, h_) \

@@ -57,8 +57,8 @@ int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t 
 void loader_close(struct loaded_probe *lp);
 
 /* Write one parameter value (text as the spec gave it, num in base units)
-   into its field of the probe's config buffer: a choice becomes its index.
-   Returns -1 with a message when text is not one of the choices. */
+   into its field of the probe's config buffer: a choice becomes its row's
+   value.  Returns -1 with a message when text is not one of the choices. */
 int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
 		     char *err, size_t errlen);
 

@@ -34,11 +34,13 @@ static void t_teardown(void *st)
 	(void)st;
 }
 
+static const struct probe_choice t_modes[] = { {"a", 0}, {"b", 1}, {"c", 2}, {NULL, 0} };
+
 static const struct probe_param t_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12, 0, 0},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
-	{"mode", PROBE_STRING, "a", "mode", "a|b|c", 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12, 0, 0, NULL},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0, NULL},
+	{"mode", PROBE_STRING, "a", "mode", NULL, 0, 0, 0, 0, t_modes},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe t_probe = {

@@ -36,15 +36,19 @@ static void dummy_teardown(void *st)
 	(void)st;
 }
 
+static const struct probe_choice tp_patterns[] = {
+	{"random", 0}, {"sequential", 1}, {"stride", 2}, {NULL, 0},
+};
+
 static const struct probe_param tp_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB, 0, 0},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
-	{"pattern", PROBE_STRING, "random", "access order", "random|sequential|stride", 0, 0, 0, 0},
-	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10, 0, 0},
-	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1, 0, 0},
-	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0, 0, 0},
-	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB, 0, 0, NULL},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0, NULL},
+	{"pattern", PROBE_STRING, "random", "access order", NULL, 0, 0, 0, 0, tp_patterns},
+	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10, 0, 0, NULL},
+	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1, 0, 0, NULL},
+	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0, 0, 0, NULL},
+	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0, 0, 0, NULL},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe tp = {
@@ -54,8 +58,8 @@ static const struct probe tp = {
 };
 
 static const struct probe_param nodef_params[] = {
-	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0, 0, 0, NULL},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe nodef = {
