@@ -592,6 +592,25 @@ static void test_suggest(void)
 	}
 }
 
+/* A choice parameter's rows: found by name, listed as "a|b|c". */
+static void test_choices(void)
+{
+	static const struct probe_choice rows[] = {
+		{"random", 7}, {"sequential", -2}, {"stride", 0}, {NULL, 0},
+	};
+	const struct probe_choice *c;
+	char buf[64];
+
+	c = spec_choice(rows, "sequential");
+	ok(c && c->value == -2, "spec_choice finds a row by name, with its value");
+	ok(!spec_choice(rows, "rnd") && !spec_choice(rows, "") && !spec_choice(NULL, "random"),
+	   "spec_choice: no such row, or no rows");
+	is_str(spec_choices_text(rows, buf, sizeof buf), "random|sequential|stride",
+	       "spec_choices_text joins the names with '|'");
+	is_str(spec_choices_text(rows, buf, 10), "random|se", "spec_choices_text cuts to fit");
+	is_str(spec_choices_text(NULL, buf, sizeof buf), "", "spec_choices_text: no rows");
+}
+
 static void test_load(void)
 {
 	char err[512], path[] = "/tmp/test_spec_XXXXXX";
@@ -635,6 +654,7 @@ int main(void)
 	test_ranges();
 	test_overrides();
 	test_suggest();
+	test_choices();
 	test_load();
 	test_sha();
 	return done_testing();
