@@ -197,7 +197,7 @@ install: all
 	install -m 755 $(BUILD)/runner $(DESTDIR)$(PREFIX)/bin/runner
 	install -m 644 $(PROBE_SO) $(DESTDIR)$(PROBEDIR)/
 	$(if $(PROBE_BIN),install -m 755 $(PROBE_BIN) $(DESTDIR)$(PROBEDIR)/bin/)
-	install -m 644 runner/probe.h runner/probe_time.h $(DESTDIR)$(INCDIR)/
+	install -m 644 runner/probe.h runner/probe_time.h runner/probe_wire.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/sysmeter.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/sysmeter.pc
 	install -m 644 specs/*.yaml $(DESTDIR)$(DATADIR)/sysmeter/specs/

@@ -347,13 +347,14 @@ static int keep_wall(struct state *s, double w)
 	return 0;
 }
 
-static int sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		  size_t errlen)
+static int sample(void *state, uint64_t iterations, const struct probe_host *h,
+		  struct probe_sample *out, char *err, size_t errlen)
 {
 	struct state *s = state;
 	double sum[M_COUNT] = {0}, wall = 0;
 	int approx = 0, rc;
 
+	(void)h;
 	for (uint64_t i = 0; i < iterations; i++) {
 		struct cs_run r;
 		double w;

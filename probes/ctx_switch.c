@@ -104,7 +104,6 @@ struct cs_state {
 	int futex;			/* mechanism: futex (1) or pipe (0) */
 	int cross;			/* placement: cross (1) or same (0) */
 	int cpu_a, cpu_b;
-	double hz;			/* TSC Hz; 0: time with clock_gettime */
 	int ab[2], ba[2], self[2];	/* pipes A->B, B->A, A->A */
 	struct cs_shared *sh;		/* mmap'd */
 	pid_t pid;			/* partner process, 0 if none */
@@ -113,18 +112,23 @@ struct cs_state {
 	int masked; sigset_t oldmask;	/* SIGPIPE blocked in A since setup */
 };
 
+enum cs_kind { CS_PROCESS, CS_THREAD };
+enum cs_mechanism { CS_PIPE, CS_FUTEX };
+enum cs_placement { CS_SAME, CS_CROSS };
+
 struct cs_cfg {
-	int kind, mechanism, placement;	/* indices into the choices below */
+	int kind, mechanism, placement;	/* enum cs_kind, cs_mechanism, cs_placement */
 };
 
 static const struct probe_param cs_params[] = {
 	PROBE_PARAM_CHOICE(struct cs_cfg, kind, "process", "what the two tasks are",
-		"process|thread"),
+		{ "process", CS_PROCESS }, { "thread", CS_THREAD }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, mechanism, "pipe",
-		"how the token travels: lmbench's pipes, or a futex word", "pipe|futex"),
+		"how the token travels: lmbench's pipes, or a futex word",
+		{ "pipe", CS_PIPE }, { "futex", CS_FUTEX }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, placement, "same",
 		"same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
-		"same|cross"),
+		{ "same", CS_SAME }, { "cross", CS_CROSS }),
 	PROBE_PARAM_END,
 };
 
@@ -139,19 +143,26 @@ static const struct probe_metric cs_metrics[] = {
 
 enum { X_RT, X_PIPE, X_FUTEX, X_CPU_A, X_CPU_B };
 
-static inline uint64_t cs_t0(const struct cs_state *s)
+/* A sample's clock: the TSC at hz (host->tsc_hz), or clock_gettime's ns
+   when hz is 0 (no calibrated counter, or no TSC on this architecture). */
+static inline double cs_hz(const struct probe_host *h)
 {
-	return s->hz > 0 ? pt_start() : pt_clock_ns();
+	return PT_HAVE_TSC ? h->tsc_hz : 0;
 }
 
-static inline uint64_t cs_t1(const struct cs_state *s)
+static inline uint64_t cs_t0(double hz)
 {
-	return s->hz > 0 ? pt_stop() : pt_clock_ns();
+	return hz > 0 ? pt_start() : pt_clock_ns();
 }
 
-static inline double cs_ns(const struct cs_state *s, uint64_t t)
+static inline uint64_t cs_t1(double hz)
 {
-	return s->hz > 0 ? pt_ticks_to_ns(t, s->hz) : (double)t;
+	return hz > 0 ? pt_stop() : pt_clock_ns();
+}
+
+static inline double cs_ns(double hz, uint64_t t)
+{
+	return hz > 0 ? pt_ticks_to_ns(t, hz) : (double)t;
 }
 
 static inline long cs_futex(_Atomic uint32_t *w, int op, uint32_t val, int shared)
@@ -428,10 +439,9 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	for (int i = 0; i < 2; i++)
 		s->ab[i] = s->ba[i] = s->self[i] = -1;
-	s->process = c->kind == 0;	/* process|thread */
-	s->futex = c->mechanism == 1;	/* pipe|futex */
-	s->cross = c->placement == 1;	/* same|cross */
-	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
+	s->process = c->kind == CS_PROCESS;
+	s->futex = c->mechanism == CS_FUTEX;
+	s->cross = c->placement == CS_CROSS;
 
 	/* Where: A on the runner's CPU (else the first allowed one), B on the
 	   same one or the next allowed one. */
@@ -518,26 +528,26 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 }
 
 /* A alone: n non-blocking send+receive pairs of the mechanism. */
-static int cs_overhead(struct cs_state *s, uint64_t n, uint64_t *ticks,
+static int cs_overhead(struct cs_state *s, double hz, uint64_t n, uint64_t *ticks,
 		       char *err, size_t errlen)
 {
 	uint64_t t0, t1;
 	char c = TOK;
 
 	if (s->futex) {
-		t0 = cs_t0(s);
+		t0 = cs_t0(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			cs_futex(&s->sh->self, FUTEX_WAKE, 1, s->process);
 			cs_futex(&s->sh->self, FUTEX_WAIT, 1, s->process);
 		}
-		t1 = cs_t1(s);
+		t1 = cs_t1(hz);
 	} else {
-		t0 = cs_t0(s);
+		t0 = cs_t0(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			if (write(s->self[1], &c, 1) != 1 || read(s->self[0], &c, 1) != 1)
 				goto fail;
 		}
-		t1 = cs_t1(s);
+		t1 = cs_t1(hz);
 	}
 	*ticks = t1 - t0;
 	return 0;
@@ -547,7 +557,7 @@ fail:
 }
 
 /* A with B: n round trips. */
-static int cs_round_trips(struct cs_state *s, uint64_t n, uint64_t *ticks,
+static int cs_round_trips(struct cs_state *s, double hz, uint64_t n, uint64_t *ticks,
 			  char *err, size_t errlen)
 {
 	uint64_t t0, t1;
@@ -555,17 +565,17 @@ static int cs_round_trips(struct cs_state *s, uint64_t n, uint64_t *ticks,
 
 	if (s->futex) {
 		atomic_store(&s->sh->cmd, CMD_TOKEN);
-		t0 = cs_t0(s);
+		t0 = cs_t0(hz);
 		for (uint64_t i = 0; i < n; i++)
 			cs_futex_rt(s->sh, s->process);
-		t1 = cs_t1(s);
+		t1 = cs_t1(hz);
 	} else {
-		t0 = cs_t0(s);
+		t0 = cs_t0(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			if (write(s->ab[1], &c, 1) != 1 || read(s->ba[0], &c, 1) != 1)
 				goto fail;
 		}
-		t1 = cs_t1(s);
+		t1 = cs_t1(hz);
 		if (c != TOK) {
 			snprintf(err, errlen, "token came back as 0x%02x", (unsigned char)c);
 			return -EPROTO;
@@ -578,28 +588,28 @@ fail:
 	return errno ? -errno : -EPIPE;
 }
 
-static int cs_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int cs_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct cs_state *s = state;
 	uint64_t n = iterations ? iterations : 1, half = n / 2;
 	uint64_t ov1 = 0, ov2 = 0, rt = 0;
 	struct cs_report rep;
-	double rt_ns, ov_ns;
+	double rt_ns, ov_ns, hz = cs_hz(h);
 	int rc, cpu_a;
 
 	errno = 0;
-	if ((rc = cs_overhead(s, half, &ov1, err, errlen)) < 0 ||
-	    (rc = cs_round_trips(s, n, &rt, err, errlen)) < 0 ||
-	    (rc = cs_overhead(s, n - half, &ov2, err, errlen)) < 0)
+	if ((rc = cs_overhead(s, hz, half, &ov1, err, errlen)) < 0 ||
+	    (rc = cs_round_trips(s, hz, n, &rt, err, errlen)) < 0 ||
+	    (rc = cs_overhead(s, hz, n - half, &ov2, err, errlen)) < 0)
 		return rc;
 	cpu_a = sched_getcpu();
 	rc = cs_report(s, &rep, err, errlen);
 	if (rc < 0)
 		return rc;
 
-	rt_ns = cs_ns(s, rt) / (double)n;
-	ov_ns = cs_ns(s, ov1 + ov2) / (double)n;
+	rt_ns = cs_ns(hz, rt) / (double)n;
+	ov_ns = cs_ns(hz, ov1 + ov2) / (double)n;
 	out->value = (rt_ns - 2.0 * ov_ns) / 2.0;
 	out->extra[X_RT] = rt_ns;
 	out->extra[X_PIPE] = s->futex ? NAN : ov_ns;

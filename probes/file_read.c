@@ -39,6 +39,7 @@
 
 enum { FR_M_P50, FR_M_P99, FR_M_MIBS, FR_M_RES, FR_M_EVICT, FR_M_FS, FR_M_DEV, FR_M_IRQ };
 enum { FR_DIRECT, FR_COLD, FR_WARM };
+enum { FR_SEQUENTIAL, FR_RANDOM };
 
 /* Per-block times kept per sample for the percentiles (the rest still count). */
 #define FR_LAT_MAX (1u << 20)
@@ -46,13 +47,12 @@ enum { FR_DIRECT, FR_COLD, FR_WARM };
 struct fr_cfg {
 	const char *dir;
 	uint64_t size, block;
-	int order;		/* sequential|random */
-	int cache;		/* direct|cold|warm */
+	int order;		/* FR_SEQUENTIAL, FR_RANDOM */
+	int cache;		/* FR_DIRECT, FR_COLD, FR_WARM */
 	int64_t seed;
 };
 
 struct fr_state {
-	double hz;
 	int fd, cache, method;
 	uint64_t size, block, nblocks, pos, seed, sum, bytes, expect;
 	uint64_t *order;
@@ -70,10 +70,10 @@ static const struct probe_param fr_params[] = {
 	PROBE_PARAM_SIZE(struct fr_cfg, block, "4KiB", "bytes per read", 512, 67108864),
 	PROBE_PARAM_CHOICE(struct fr_cfg, order, "sequential",
 		"file order, or a seeded random permutation of the block offsets",
-		"sequential|random"),
+		{ "sequential", FR_SEQUENTIAL }, { "random", FR_RANDOM }),
 	PROBE_PARAM_CHOICE(struct fr_cfg, cache, "direct",
 		"direct (O_DIRECT) | cold (buffered after eviction, verified) | warm (cached)",
-		"direct|cold|warm"),
+		{ "direct", FR_DIRECT }, { "cold", FR_COLD }, { "warm", FR_WARM }),
 	PROBE_PARAM_INT(struct fr_cfg, seed, "1", "content seed of the test file", 0, 1e15),
 	PROBE_PARAM_END,
 };
@@ -108,7 +108,6 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int made, rc;
 
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->cache = c->cache;
 	st->block = c->block;
 	st->seed = (uint64_t)c->seed;
@@ -144,17 +143,15 @@ static int fr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		if (mal > align)
 			align = mal;
 	}
-	(void)posix_fadvise(st->fd, 0, 0, c->order ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	(void)posix_fadvise(st->fd, 0, 0,
+			    c->order == FR_RANDOM ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 	if (posix_memalign((void **)&st->buf, align, (size_t)st->block) != 0) {
 		st->buf = NULL;
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x66696c655f726561ull);
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	st->order = fs_order(st->nblocks, c->order == FR_RANDOM, h->seed ^ 0x66696c655f726561ull);
+	if (!st->order)
 		return -ENOMEM;
-	}
 	st->method = h->privileged ? FS_EVICT_DROP : FS_EVICT_FADVISE;
 	st->resident = NAN;
 	if (st->cache == FR_WARM)
@@ -184,8 +181,8 @@ static int fr_prepare(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fr_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fr_state *st = state;
 	size_t nlat = iterations < FR_LAT_MAX ? (size_t)iterations : FR_LAT_MAX;
@@ -193,10 +190,8 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	double *lat = realloc(st->lat, nlat * sizeof(*lat)), res = st->resident;
 	int rc;
 
-	if (!lat) {
-		snprintf(err, errlen, "out of memory");
+	if (!lat)
 		return -ENOMEM;
-	}
 	st->lat = lat;
 	fs_irq_start(&st->irq);
 	for (uint64_t i = 0; i < iterations; i++) {
@@ -226,17 +221,17 @@ static int fr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
-			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+			lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += iterations * st->block;
 	st->expect += iterations * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 	out->extra[FR_M_P50] = fs_quantile(lat, nlat, 0.5);
 	out->extra[FR_M_P99] = fs_quantile(lat, nlat, 0.99);
 	out->extra[FR_M_MIBS] = (double)(iterations * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[FR_M_RES] = res;
 	out->extra[FR_M_EVICT] = st->cache == FR_COLD ? st->method : FS_EVICT_NONE;
 	out->extra[FR_M_FS] = (double)st->where.magic;

@@ -38,15 +38,16 @@ enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVA
 
 #define FC_PREFIX "sysmeter-fs-"
 
+enum { FC_RANDOM, FC_SEQUENTIAL };
+
 struct fc_cfg {
 	const char *dir;
 	uint64_t size, block, limit;
 	int64_t seed, reads;
-	int order;
+	int order;		/* FC_RANDOM, FC_SEQUENTIAL */
 };
 
 struct fc_state {
-	double hz;
 	int fd;
 	uint64_t size, block, nblocks, sum, bytes, limit, nreads, pos, *order;
 	int random;
@@ -66,7 +67,8 @@ static const struct probe_param fc_params[] = {
 	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random",
 		"second read: random = `reads` blocks of a seeded permutation, readahead off "
 		"(each block's own time: cached copy or device read); sequential = the whole "
-		"file in order, readahead on (hides device reads)", "random|sequential"),
+		"file in order, readahead on (hides device reads)",
+		{ "random", FC_RANDOM }, { "sequential", FC_SEQUENTIAL }),
 	PROBE_PARAM_INT(struct fc_cfg, reads, "2048",
 		"blocks read per pass in random order (0 = every block)", 0, 1e12),
 	PROBE_PARAM_END,
@@ -219,7 +221,6 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int made, rc;
 
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
@@ -227,7 +228,7 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		snprintf(err, errlen, "block is larger than the file");
 		return -EINVAL;
 	}
-	st->random = c->order == 0;
+	st->random = c->order == FC_RANDOM;
 	st->nreads = st->random && c->reads > 0 && (uint64_t)c->reads < st->nblocks
 		     ? (uint64_t)c->reads : st->nblocks;
 	fc_meminfo(st->meminfo);
@@ -251,10 +252,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	st->lat = malloc((size_t)st->nreads * sizeof(*st->lat));
 	st->order = fs_order(st->nblocks, st->random, h->seed ^ 0x66735f6361636865ull);
-	if (!st->lat || !st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->lat || !st->order)
 		return -ENOMEM;
-	}
 	/* pages cached by someone else are charged elsewhere: start empty */
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_DONTNEED);
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -265,8 +264,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	return rc;
 }
 
-static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fc_state *st = state;
 	double res = fs_resident(st->fd, st->size);
@@ -274,10 +273,8 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	char *buf = malloc((size_t)st->block);
 
 	(void)iterations;	/* fixed: one pass */
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (uint64_t i = 0; i < st->nreads; i++) {
 		uint64_t b = st->order[st->pos];
 		ssize_t r;
@@ -297,17 +294,17 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		}
 		sum += fs_sum(buf, (size_t)st->block);
 		ticks += t1 - t0;
-		st->lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+		st->lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	free(buf);
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += st->nreads * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)st->nreads;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)st->nreads;
 	out->extra[FC_M_P50] = fs_quantile(st->lat, (size_t)st->nreads, 0.5);
 	out->extra[FC_M_P99] = fs_quantile(st->lat, (size_t)st->nreads, 0.99);
 	out->extra[FC_M_MIBS] = (double)(st->nreads * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[FC_M_RES] = res;
 	out->extra[FC_M_LIMIT] = (double)st->limit;
 	out->extra[FC_M_TOTAL] = st->meminfo[0];

@@ -229,10 +229,8 @@ static inline int fs_write_data(int fd, uint64_t size, uint64_t seed, const char
 	uint64_t *buf = malloc(chunk);
 	int rc = 0;
 
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (uint64_t done = 0; done < size && !rc;) {
 		size_t n = size - done < chunk ? (size_t)(size - done) : chunk;
 
@@ -434,10 +432,8 @@ static inline int fs_warm(int fd, uint64_t size, uint64_t *sum, char *err, size_
 	char *buf = malloc(chunk);
 	uint64_t off = 0;
 
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	while (off < size) {
 		ssize_t r = pread(fd, buf, chunk, (off_t)off);
 

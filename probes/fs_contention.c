@@ -36,6 +36,9 @@
 
 enum { FC_M_AGG, FC_M_SLOW, FC_M_FAST, FC_M_P50, FC_M_P99, FC_M_N };
 enum { FC_DIRECT = 0, FC_WARM = 1 };
+enum { FC_PROCESS, FC_THREAD };
+enum { FC_OWN, FC_SHARED };
+enum { FC_RANDOM, FC_SEQUENTIAL };
 
 struct fc_cfg {
 	const char *dir;
@@ -55,11 +58,10 @@ struct fc_shared {
 	_Atomic uint32_t gen, done, quit;
 	uint64_t iterations;
 	struct fc_reader r[FC_MAXR];
-	double lat[];		/* readers x max_iter per-block times (ns) */
+	double lat[];		/* readers x max_iter per-block times (TSC ticks) */
 };
 
 struct fc_state {
-	double hz;
 	int n, threads, direct, random, nfd;
 	uint64_t size, block, nblocks, max_iter;
 	int fd[FC_MAXR];
@@ -86,12 +88,15 @@ static const struct probe_param fc_params[] = {
 	PROBE_PARAM_STRING(struct fc_cfg, dir, FS_DEFAULT_DIR,
 		"directory of the test files (kept and reused across runs)"),
 	PROBE_PARAM_INT(struct fc_cfg, readers, "1", "concurrent readers", 1, FC_MAXR),
-	PROBE_PARAM_CHOICE(struct fc_cfg, mode, "process", "what a reader is", "process|thread"),
+	PROBE_PARAM_CHOICE(struct fc_cfg, mode, "process", "what a reader is",
+		{ "process", FC_PROCESS }, { "thread", FC_THREAD }),
 	PROBE_PARAM_CHOICE(struct fc_cfg, file, "own", "each reader its own file, or one shared",
-		"own|shared"),
-	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random", "block order", "random|sequential"),
+		{ "own", FC_OWN }, { "shared", FC_SHARED }),
+	PROBE_PARAM_CHOICE(struct fc_cfg, order, "random", "block order",
+		{ "random", FC_RANDOM }, { "sequential", FC_SEQUENTIAL }),
 	PROBE_PARAM_CHOICE(struct fc_cfg, cache, "direct",
-		"direct = O_DIRECT (the device), warm = page cache copies", "direct|warm"),
+		"direct = O_DIRECT (the device), warm = page cache copies",
+		{ "direct", FC_DIRECT }, { "warm", FC_WARM }),
 	PROBE_PARAM_SIZE(struct fc_cfg, size, "64MiB", "test file size (each)", 65536,
 		1099511627776.0),
 	PROBE_PARAM_SIZE(struct fc_cfg, block, "4KiB", "bytes per read", 512, 16777216),
@@ -142,7 +147,7 @@ static void fc_pass(struct fc_state *st, int i, uint64_t n)
 		}
 		sum += fs_sum(st->buf[i], (size_t)st->block);
 		ticks += t1 - t0;
-		lat[k] = pt_ticks_to_ns(t1 - t0, st->hz);
+		lat[k] = (double)(t1 - t0);	/* ticks: sample() converts */
 	}
 	r->t1 = pt_stop();
 	r->ticks = ticks;
@@ -212,16 +217,15 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	for (int i = 0; i < FC_MAXR; i++)
 		st->fd[i] = -1;
-	st->hz = h->tsc_hz;
 	st->n = (int)c->readers;
-	st->threads = c->mode == 1;
+	st->threads = c->mode == FC_THREAD;
 	st->direct = c->cache == FC_DIRECT;
-	st->random = c->order == 0;
+	st->random = c->order == FC_RANDOM;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
 	st->max_iter = 1u << 16;
-	st->nfd = c->file == 1 ? 1 : st->n;
+	st->nfd = c->file == FC_SHARED ? 1 : st->n;
 	if (st->nblocks < 2) {
 		snprintf(err, errlen, "the file holds fewer than 2 blocks");
 		return -EINVAL;
@@ -243,10 +247,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		st->buf[i] = aligned_alloc(4096, (size_t)((st->block + 4095) / 4096 * 4096));
 		st->order[i] = fs_order(st->nblocks, st->random,
 					h->seed ^ (0x66735f636f6e7465ull + (uint64_t)i));
-		if (!st->buf[i] || !st->order[i]) {
-			snprintf(err, errlen, "out of memory");
+		if (!st->buf[i] || !st->order[i])
 			return -ENOMEM;
-		}
 		/* sequential readers of one file start at their own share of it */
 		st->pos[i] = st->nfd == 1 ? st->nblocks / (uint64_t)st->n * (uint64_t)i : 0;
 	}
@@ -258,10 +260,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		return -ENOMEM;
 	}
 	st->all = malloc((size_t)st->n * st->max_iter * sizeof(double));
-	if (!st->all) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->all)
 		return -ENOMEM;
-	}
 	for (int i = 0; i < st->n; i++) {
 		if (st->threads) {
 			fc_args[i].st = st;
@@ -302,8 +302,8 @@ static int fc_calibrate(void *state, uint64_t *iterations, char *err, size_t err
 	return 0;
 }
 
-static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int fc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct fc_state *st = state;
 	uint64_t first = UINT64_MAX, last = 0, ticks = 0;
@@ -329,6 +329,7 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	}
 	for (int i = 0; i < st->n; i++) {
 		const struct fc_reader *r = &st->sh->r[i];
+		const double *lat = st->sh->lat + (size_t)i * st->max_iter;
 		double mean;
 
 		if (r->err) {
@@ -339,17 +340,17 @@ static int fc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		last = r->t1 > last ? r->t1 : last;
 		ticks += r->ticks;
 		st->sum += r->sum;
-		mean = pt_ticks_to_ns(r->ticks, st->hz) / 1000.0 / (double)iterations;
+		mean = pt_ticks_to_ns(r->ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 		slow = mean > slow ? mean : slow;
 		fast = mean < fast ? mean : fast;
-		memcpy(st->all + m, st->sh->lat + (size_t)i * st->max_iter,
-		       (size_t)iterations * sizeof(double));
+		for (uint64_t k = 0; k < iterations; k++)	/* ticks, exact in a double */
+			st->all[m + k] = pt_ticks_to_ns((uint64_t)lat[k], h->tsc_hz);
 		m += (size_t)iterations;
 	}
 	st->bytes += (uint64_t)m * st->block;
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)m;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)m;
 	out->extra[FC_M_AGG] = (double)m * (double)st->block / 1048576.0 /
-			       (pt_ticks_to_ns(last - first, st->hz) * 1e-9);
+			       (pt_ticks_to_ns(last - first, h->tsc_hz) * 1e-9);
 	out->extra[FC_M_SLOW] = slow;
 	out->extra[FC_M_FAST] = fast;
 	out->extra[FC_M_P50] = fs_quantile(st->all, m, 0.5) / 1000.0;

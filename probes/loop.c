@@ -30,22 +30,21 @@
 static int loop_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		      size_t errlen)
 {
-	(void)cfg, (void)err, (void)errlen;
-	*(double *)state = h->tsc_hz;
+	(void)state, (void)cfg, (void)h, (void)err, (void)errlen;
 	return 0;
 }
 
-static int loop_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		       size_t errlen)
+static int loop_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		       struct probe_sample *out, char *err, size_t errlen)
 {
 	uint64_t t0, t1;
 
-	(void)err, (void)errlen;
+	(void)state, (void)err, (void)errlen;
 	t0 = pt_start();
 	for (uint64_t i = 0; i < iterations; i++)
 		__asm__ volatile("" : "+r"(i));
 	t1 = pt_stop();
-	out->value = pt_ticks_to_ns(t1 - t0, *(double *)state) / (double)iterations;
+	out->value = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / (double)iterations;
 	return 0;
 }
 
@@ -55,7 +54,6 @@ PROBE_DEFINE = {
 	.version = "1.0",
 	.summary = "one empty loop iteration (increment, compare, branch)",
 	.unit = "ns",
-	.state_size = sizeof(double),
 	.needs_counter_hz = 1,
 	.setup = loop_setup,
 	.sample = loop_sample,

@@ -126,7 +126,7 @@ struct mb_state {
 };
 
 struct mb_cfg {
-	int op;				/* enum mb_op: the choices' order */
+	int op;				/* enum mb_op */
 	uint64_t size;
 	int64_t threads;
 	int hugepages;
@@ -135,7 +135,8 @@ struct mb_cfg {
 static const struct probe_param mb_params[] = {
 	PROBE_PARAM_CHOICE(struct mb_cfg, op, "read",
 		"read | write | write_nt (non-temporal) | copy | memset | memcpy (libc)",
-		"read|write|write_nt|copy|memset|memcpy"),
+		{ "read", MB_READ }, { "write", MB_WRITE }, { "write_nt", MB_WRITE_NT },
+		{ "copy", MB_COPY }, { "memset", MB_MEMSET }, { "memcpy", MB_MEMCPY }),
 	PROBE_PARAM_SIZE(struct mb_cfg, size, "0",
 		"bytes per array, split among the threads; 0 = 8 x the LLC, at most 1 GiB or 2 x LLC",
 		0, 1099511627776.0),
@@ -504,10 +505,8 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		return -EINVAL;
 	}
 	st->th = aligned_alloc(64, sizeof(*st->th) * (size_t)n);
-	if (!st->th) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->th)
 		return -ENOMEM;
-	}
 	memset(st->th, 0, sizeof(*st->th) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		st->th[i].st = st;
@@ -579,14 +578,15 @@ static void mb_once(struct mb_state *st, uint64_t iterations)
 		mb_relax();
 }
 
-static int mb_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int mb_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct mb_state *st = state;
 	uint64_t first, last, fast, slow;
 	double bytes, off;
 	int tries = 0;
 
+	(void)h;
 	do {
 		mb_once(st, iterations);
 		first = st->th[0].t0;

@@ -69,7 +69,6 @@ enum ml_pattern { ML_RANDOM, ML_SEQUENTIAL, ML_STRIDE };
 
 struct ml_state {
 	const struct probe_host *host;
-	double hz;
 	char *map;		/* mmap'ed region (map_len bytes) */
 	size_t map_len;
 	char *buf;		/* 2 MiB-aligned start of the slots */
@@ -81,7 +80,7 @@ struct ml_state {
 
 struct ml_cfg {
 	uint64_t size, stride;
-	int pattern;			/* enum ml_pattern: the choices' order */
+	int pattern;			/* enum ml_pattern */
 	int hugepages;
 };
 
@@ -94,7 +93,7 @@ static const struct probe_param ml_params[] = {
 		"bytes between slots; a multiple of 8 (64 = one load per line)", 8, 1073741824.0),
 	PROBE_PARAM_CHOICE(struct ml_cfg, pattern, "random",
 		"order of the chain: random cycle, sequential (up), stride (down, as lat_mem_rd)",
-		"random|sequential|stride"),
+		{ "random", ML_RANDOM }, { "sequential", ML_SEQUENTIAL }, { "stride", ML_STRIDE }),
 	PROBE_PARAM_BOOL(struct ml_cfg, hugepages, "false",
 		"madvise(MADV_HUGEPAGE) the buffer (false: MADV_NOHUGEPAGE)"),
 	PROBE_PARAM_END,
@@ -255,7 +254,6 @@ static int ml_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	if ((rc = ml_check(cfg, err, errlen)) != 0)
 		return rc;
 	st->host = h;
-	st->hz = h->tsc_hz;
 	st->stride = stride;
 	st->nslots = (size_t)(size / (double)stride);
 	if (st->nslots < 1)
@@ -312,8 +310,8 @@ static __attribute__((noinline)) void **ml_chase(void **p, uint64_t loops)
 	return p;
 }
 
-static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int ml_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct ml_state *st = state;
 	uint64_t loops, t0, t1, w0, w1, c0, c1;
@@ -340,7 +338,7 @@ static int ml_sample(void *state, uint64_t iterations, struct probe_sample *out,
 				off = 0;
 		}
 	} while (off > ML_MAX_OFF_CPU && ++tries < ML_TRIES);
-	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)(loops * ML_UNROLL);
+	out->value = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / (double)(loops * ML_UNROLL);
 	out->extra[0] = st->huge_share;
 	out->extra[1] = off;
 	out->extra[2] = tries < ML_TRIES ? tries : ML_TRIES - 1;

@@ -47,6 +47,8 @@
 enum { NR_M_P50, NR_M_P99, NR_M_MIBS, NR_M_RTT, NR_M_RES, NR_M_EVICT, NR_M_CPU, NR_M_SCPU };
 enum { NR_ANY, NR_SAME, NR_CROSS };
 enum { NR_COLD, NR_WARM };
+enum { NR_SEQUENTIAL, NR_RANDOM };
+enum { NR_CLIENT_CACHE_OFF, NR_CLIENT_CACHE_ON };
 #define NR_LAT_MAX (1u << 20)
 #define NR_GETATTRS 8
 #define NR_EVICT_USER 3		/* evict code: made cold by the user (cold_by) */
@@ -54,17 +56,18 @@ enum { NR_COLD, NR_WARM };
 struct nr_cfg {
 	const char *url;
 	uint64_t size, block;
-	int order;		/* sequential|random */
-	int cache;		/* cold|warm (the server's page cache) */
+	int order;		/* NR_SEQUENTIAL, NR_RANDOM */
+	int cache;		/* NR_COLD, NR_WARM (the server's page cache) */
 	int64_t version;	/* 3 or 4 */
-	int client_cache;	/* off|on: libnfs's page cache and readahead */
-	int placement;		/* any|same|cross: the reader's CPU against the server's */
+	int client_cache;	/* NR_CLIENT_CACHE_OFF (0), _ON (1): libnfs's page cache
+				   and readahead */
+	int placement;		/* NR_ANY, NR_SAME, NR_CROSS: the reader's CPU against
+				   the server's */
 	const char *cold_by;	/* a server elsewhere: how the user makes it cold */
 	int64_t seed;
 };
 
 struct nr_state {
-	double hz;
 	struct nfs_context *nfs;
 	struct nfsfh *fh;
 	int cache, method, local_fd, version, server_cpu;
@@ -82,18 +85,19 @@ static const struct probe_param nr_params[] = {
 	PROBE_PARAM_SIZE(struct nr_cfg, block, "4KiB", "bytes per read", 512, 16777216),
 	PROBE_PARAM_CHOICE(struct nr_cfg, order, "sequential",
 		"file order, or a seeded random permutation of the block offsets",
-		"sequential|random"),
+		{ "sequential", NR_SEQUENTIAL }, { "random", NR_RANDOM }),
 	PROBE_PARAM_CHOICE(struct nr_cfg, cache, "warm",
 		"the server's page cache: cold (evicted and verified before every sample; server on "
-		"this host only) or warm (read once in setup)", "cold|warm"),
+		"this host only) or warm (read once in setup)",
+		{ "cold", NR_COLD }, { "warm", NR_WARM }),
 	PROBE_PARAM_INT(struct nr_cfg, version, "3", "NFS version (3 or 4)", 3, 4),
 	PROBE_PARAM_CHOICE(struct nr_cfg, client_cache, "off",
 		"libnfs's own page cache and readahead (off: every block goes to the server)",
-		"off|on"),
+		{ "off", NR_CLIENT_CACHE_OFF }, { "on", NR_CLIENT_CACHE_ON }),
 	PROBE_PARAM_CHOICE(struct nr_cfg, placement, "any",
 		"the reader on the server's CPU (same), on another (cross), or where the scheduler "
 		"puts it (any); same and cross need the server on this host (--nfs netns)",
-		"any|same|cross"),
+		{ "any", NR_ANY }, { "same", NR_SAME }, { "cross", NR_CROSS }),
 	PROBE_PARAM_STRING(struct nr_cfg, cold_by, "",
 		"a server elsewhere: how its cache is made cold before each sample, by you (cold "
 		"points then run and record evict 3; empty: they are skipped)"),
@@ -169,7 +173,6 @@ static int nr_make_remote(struct nr_state *st, int client_cache, char *err, size
 	snprintf(tmp, sizeof tmp, "/.%s.tmp.%ld", st->name, (long)getpid());
 	if (!(buf = malloc(chunk))) {
 		nfs_destroy_context(nfs);
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (nfs_create(nfs, tmp, O_WRONLY | O_TRUNC, 0644, &fh) != 0) {
@@ -240,7 +243,6 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	int rc, made;
 
 	st->local_fd = -1;
-	st->hz = h->tsc_hz;
 	st->cache = c->cache;
 	st->version = (int)c->version;
 	st->block = c->block;
@@ -336,14 +338,11 @@ static int nr_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	if (posix_memalign((void **)&st->buf, 4096, (size_t)st->block) != 0) {
 		st->buf = NULL;
-		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	st->order = fs_order(st->nblocks, c->order == 1, h->seed ^ 0x6e66735f72656164ull);
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	st->order = fs_order(st->nblocks, c->order == NR_RANDOM, h->seed ^ 0x6e66735f72656164ull);
+	if (!st->order)
 		return -ENOMEM;
-	}
 	if (st->cache != NR_WARM)
 		return 0;
 	/* With the server on this host its page cache is this machine's: a
@@ -374,8 +373,8 @@ static int nr_prepare(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int nr_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct nr_state *st = state;
 	size_t nlat = iterations < NR_LAT_MAX ? (size_t)iterations : NR_LAT_MAX;
@@ -384,10 +383,8 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	struct nfs_stat_64 sb;
 	int rc;
 
-	if (!lat) {
-		snprintf(err, errlen, "out of memory");
+	if (!lat)
 		return -ENOMEM;
-	}
 	st->lat = lat;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t off;
@@ -414,7 +411,7 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			return rc;
 		ticks += t1 - t0;
 		if (i < nlat)
-			lat[i] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+			lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
 	pt_sink_u64(sum);
 	st->sum += sum;
@@ -427,13 +424,13 @@ static int nr_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			snprintf(err, errlen, "GETATTR %s: %s", st->name, nfs_get_error(st->nfs));
 			return -EIO;
 		}
-		rtt[k] = pt_ticks_to_ns(t1 - t0, st->hz) / 1000.0;
+		rtt[k] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
 	}
-	out->value = pt_ticks_to_ns(ticks, st->hz) / 1000.0 / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 	out->extra[NR_M_P50] = fs_quantile(lat, nlat, 0.5);
 	out->extra[NR_M_P99] = fs_quantile(lat, nlat, 0.99);
 	out->extra[NR_M_MIBS] = (double)(iterations * st->block) / 1048576.0 /
-				(pt_ticks_to_ns(ticks, st->hz) * 1e-9);
+				(pt_ticks_to_ns(ticks, h->tsc_hz) * 1e-9);
 	out->extra[NR_M_RTT] = fs_quantile(rtt, NR_GETATTRS, 0.5);
 	out->extra[NR_M_RES] = st->resident;
 	out->extra[NR_M_EVICT] = st->cache == NR_COLD ? st->method : FS_EVICT_NONE;

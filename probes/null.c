@@ -27,23 +27,22 @@
 static int null_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		      size_t errlen)
 {
-	(void)cfg, (void)err, (void)errlen;
-	*(double *)state = h->tsc_hz;
+	(void)state, (void)cfg, (void)h, (void)err, (void)errlen;
 	return 0;
 }
 
-static int null_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		       size_t errlen)
+static int null_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		       struct probe_sample *out, char *err, size_t errlen)
 {
 	uint64_t total = 0;
 
-	(void)err, (void)errlen;
+	(void)state, (void)err, (void)errlen;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t t0 = pt_start();
 		uint64_t t1 = pt_stop();
 		total += t1 - t0;
 	}
-	out->value = pt_ticks_to_ns(total, *(double *)state) / (double)iterations;
+	out->value = pt_ticks_to_ns(total, h->tsc_hz) / (double)iterations;
 	return 0;
 }
 
@@ -53,7 +52,6 @@ PROBE_DEFINE = {
 	.version = "1.0",
 	.summary = "empty timed region (pt_start/pt_stop pair): harness and timing overhead",
 	.unit = "ns",
-	.state_size = sizeof(double),
 	.needs_counter_hz = 1,
 	.fixed_iterations = 1,
 	.setup = null_setup,

@@ -78,7 +78,6 @@ enum { PF_M_NS_PER_BYTE, PF_M_FAULTS, PF_M_DROP, PF_M_CACHED, PF_M_OFF_CPU, PF_M
 
 struct pf_state {
 	const struct probe_host *host;
-	double hz;
 	int major, random;
 	size_t page, stride, size, npages;	/* npages: touch positions per map */
 	size_t *order;				/* touch order: page indices */
@@ -91,21 +90,26 @@ struct pf_state {
 	uint64_t touched, counted;		/* totals, for sanity() */
 };
 
+enum { PF_MAJOR, PF_MINOR };
+enum { PF_RANDOM, PF_SEQUENTIAL };
+
 struct pf_cfg {
-	int kind;			/* major|minor */
+	int kind;			/* PF_MAJOR, PF_MINOR */
 	uint64_t size, stride;
-	int order;			/* random|sequential */
+	int order;			/* PF_RANDOM, PF_SEQUENTIAL */
 };
 
 static const struct probe_param pf_params[] = {
 	PROBE_PARAM_CHOICE(struct pf_cfg, kind, "minor",
-		"major (file page read from disk) | minor (fresh anonymous page)", "major|minor"),
+		"major (file page read from disk) | minor (fresh anonymous page)",
+		{ "major", PF_MAJOR }, { "minor", PF_MINOR }),
 	PROBE_PARAM_SIZE(struct pf_cfg, size, "64MiB",
 		"bytes mapped per batch (major: the scratch file's size)", 4096, 1099511627776.0),
 	PROBE_PARAM_SIZE(struct pf_cfg, stride, "4KiB",
 		"bytes between touched pages; a multiple of the page size", 4096, 1073741824.0),
 	PROBE_PARAM_CHOICE(struct pf_cfg, order, "random",
-		"touch the pages in a random order or in address order", "random|sequential"),
+		"touch the pages in a random order or in address order",
+		{ "random", PF_RANDOM }, { "sequential", PF_SEQUENTIAL }),
 	PROBE_PARAM_END,
 };
 
@@ -151,10 +155,8 @@ static int pf_make_file(struct pf_state *st, uint64_t seed, char *err, size_t er
 	uint64_t *buf = malloc(chunk);
 	int fd, rc = 0;
 
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!buf)
 		return -ENOMEM;
-	}
 	fd = open(st->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = -errno;
@@ -269,10 +271,9 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	st->fd = -1;
 	st->host = h;
-	st->hz = h->tsc_hz;
 	st->page = pg > 0 ? (size_t)pg : 4096;
-	st->major = c->kind == 0;
-	st->random = c->order == 0;
+	st->major = c->kind == PF_MAJOR;
+	st->random = c->order == PF_RANDOM;
 	st->stride = (size_t)c->stride;
 	st->size = (size_t)c->size;
 	if (st->stride % st->page) {
@@ -289,10 +290,8 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	st->map_len = st->size;
 	st->order = malloc(st->npages * sizeof(*st->order));
-	if (!st->order) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->order)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < st->npages; i++)
 		st->order[i] = i;
 	if (st->random)		/* Fisher-Yates */
@@ -417,8 +416,8 @@ static int pf_run(struct pf_state *st, uint64_t iterations, uint64_t *ticks,
 	return 0;
 }
 
-static int pf_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int pf_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct pf_state *st = state;
 	uint64_t ticks = 0, cpu = 0;
@@ -432,7 +431,7 @@ static int pf_sample(void *state, uint64_t iterations, struct probe_sample *out,
 		rc = pf_run(st, iterations, &ticks, &cpu, &faults, err, errlen);
 		if (rc)
 			return rc;
-		wall_ns = pt_ticks_to_ns(ticks, st->hz);
+		wall_ns = pt_ticks_to_ns(ticks, h->tsc_hz);
 		off = wall_ns > 0 ? 1.0 - (double)cpu / wall_ns : NAN;
 		if (off < 0)
 			off = 0;

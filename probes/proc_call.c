@@ -41,7 +41,6 @@
 #define PC_NOCALL __attribute__((noinline, noipa))
 
 struct pc_state {
-	double hz;
 	int args;
 };
 
@@ -130,8 +129,7 @@ static int pc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 {
 	struct pc_state *st = state;
 
-	(void)err, (void)errlen;
-	st->hz = h->tsc_hz;
+	(void)h, (void)err, (void)errlen;
 	st->args = (int)((const struct pc_cfg *)cfg)->args;
 	return 0;
 }
@@ -146,8 +144,8 @@ static int pc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		pt_sink_u64(pc_sum_);				\
 	} while (0)
 
-static int pc_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int pc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	const struct pc_state *st = state;
 	uint64_t a = pt_opaque_u64(1), b = pt_opaque_u64(2), c = pt_opaque_u64(3);
@@ -165,7 +163,7 @@ static int pc_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	case 6: PC_TIMED_LOOP(ticks, iterations, pc_f6(a, b, c, d, e, f)); break;
 	case 7: PC_TIMED_LOOP(ticks, iterations, pc_f7(a, b, c, d, e, f, g)); break;
 	}
-	out->value = pt_ticks_to_ns(ticks, st->hz) / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / (double)iterations;
 	out->extra[0] = out->value;
 	return 0;
 }

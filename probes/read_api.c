@@ -30,12 +30,11 @@ enum { RA_READ, RA_FREAD, RA_MMAP };
 struct ra_cfg {
 	const char *dir;
 	uint64_t size, chunk, bufsize;
-	int api;		/* read|fread|mmap */
+	int api;		/* RA_READ, RA_FREAD, RA_MMAP */
 	int64_t seed;
 };
 
 struct ra_state {
-	double hz;
 	int fd, api;
 	FILE *fp;
 	char *map, *buf, *stdio_buf;
@@ -51,7 +50,7 @@ static const struct probe_param ra_params[] = {
 			 17179869184.0),
 	PROBE_PARAM_SIZE(struct ra_cfg, chunk, "4KiB", "bytes per read call", 1, 67108864),
 	PROBE_PARAM_CHOICE(struct ra_cfg, api, "read", "read(2), fread(3) or mmap+memcpy",
-			   "read|fread|mmap"),
+			   { "read", RA_READ }, { "fread", RA_FREAD }, { "mmap", RA_MMAP }),
 	PROBE_PARAM_SIZE(struct ra_cfg, bufsize, "0",
 		"fread's stdio buffer (setvbuf); 0 = stdio's default (st_blksize)", 0, 67108864),
 	PROBE_PARAM_INT(struct ra_cfg, seed, "1", "content seed of the test file", 0, 1e15),
@@ -75,8 +74,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	struct stat sb;
 	int made, rc;
 
+	(void)h;
 	st->fd = -1;
-	st->hz = h->tsc_hz;
 	st->api = c->api;
 	st->size = c->size;
 	st->chunk = c->chunk < c->size ? c->chunk : c->size;
@@ -97,10 +96,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	if (rc)
 		return rc;
 	st->buf = malloc((size_t)st->chunk);
-	if (!st->buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!st->buf)
 		return -ENOMEM;
-	}
 	if (st->api == RA_FREAD) {
 		st->fp = fdopen(st->fd, "r");
 		if (!st->fp) {
@@ -131,8 +128,8 @@ static int ra_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	return 0;
 }
 
-static int ra_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int ra_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct ra_state *st = state;
 	uint64_t sum = 0, bytes = 0, t0, t1;
@@ -177,8 +174,8 @@ static int ra_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	pt_sink_u64(sum);
 	st->sum += sum;
 	st->bytes += bytes;
-	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)iterations;
-	out->extra[RA_M_MBS] = (double)bytes / (pt_ticks_to_ns(t1 - t0, st->hz) * 1e-9) / 1e6;
+	out->value = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / (double)iterations;
+	out->extra[RA_M_MBS] = (double)bytes / (pt_ticks_to_ns(t1 - t0, h->tsc_hz) * 1e-9) / 1e6;
 	out->extra[RA_M_BYTES] = (double)bytes;
 	out->extra[RA_M_BUF] = st->api == RA_FREAD ? (double)st->stdio_size : NAN;
 	out->extra[RA_M_RES] = res;

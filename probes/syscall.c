@@ -54,7 +54,6 @@ enum syscall_call { CALL_GETPID, CALL_GETTID, CALL_VDSO };
 typedef long (*syscall_fn)(long nr, ...);
 
 struct syscall_state {
-	double hz;
 	enum syscall_call call;
 	syscall_fn sys;			/* glibc's syscall() */
 	long expect;			/* what getpid/gettid must return */
@@ -63,13 +62,14 @@ struct syscall_state {
 };
 
 struct syscall_cfg {
-	int call;			/* enum syscall_call: the choices' order */
+	int call;			/* enum syscall_call */
 };
 
 static const struct probe_param syscall_params[] = {
 	PROBE_PARAM_CHOICE(struct syscall_cfg, call, "getpid",
 		"syscall(SYS_getpid), syscall(SYS_gettid), or clock_gettime(CLOCK_MONOTONIC) via the vDSO",
-		"getpid|gettid|clock_gettime_vdso"),
+		{ "getpid", CALL_GETPID }, { "gettid", CALL_GETTID },
+		{ "clock_gettime_vdso", CALL_VDSO }),
 	PROBE_PARAM_END,
 };
 
@@ -103,7 +103,6 @@ static int syscall_setup(void *state, const void *cfg, const struct probe_host *
 		}
 		syscall_log_clocksource(h);
 	}
-	st->hz = h->tsc_hz;
 	st->call = call;
 	if (call != CALL_VDSO) {
 		/* The C library's syscall() from the global scope: check that
@@ -127,8 +126,8 @@ static int syscall_setup(void *state, const void *cfg, const struct probe_host *
 	return 0;
 }
 
-static int syscall_sample(void *state, uint64_t iterations, struct probe_sample *out,
-			  char *err, size_t errlen)
+static int syscall_sample(void *state, uint64_t iterations, const struct probe_host *h,
+			  struct probe_sample *out, char *err, size_t errlen)
 {
 	struct syscall_state *st = state;
 	uint64_t t0, t1, sum = 0, want = 0;
@@ -155,7 +154,7 @@ static int syscall_sample(void *state, uint64_t iterations, struct probe_sample 
 		want = iterations * (uint64_t)st->expect;	/* mod 2^64, like sum */
 		bad = sum != want;
 	}
-	out->value = pt_ticks_to_ns(t1 - t0, st->hz) / (double)iterations;
+	out->value = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / (double)iterations;
 	if (bad) {
 		out->flags |= PROBE_SAMPLE_INVALID;
 		snprintf(out->note, sizeof(out->note), "%s",

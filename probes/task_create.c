@@ -86,20 +86,21 @@ enum tc_method {
 
 struct tc_state {
 	enum tc_method m;
-	double hz;			/* TSC Hz; 0: time with clock_gettime */
 	char helper[PATH_MAX];
 	pid_t pending;			/* a child not reaped yet, 0 if none */
 	atomic_int thread_done;		/* set by the new thread as it ends */
 };
 
 struct tc_cfg {
-	int method;			/* enum tc_method: the choices' order */
+	int method;			/* enum tc_method */
 };
 
 static const struct probe_param tc_params[] = {
 	PROBE_PARAM_CHOICE(struct tc_cfg, method, "fork",
 		"what is created and how much of its life is timed",
-		"fork|fork_wait|vfork|posix_spawn|pthread|pthread_join"),
+		{ "fork", TC_FORK }, { "fork_wait", TC_FORK_WAIT }, { "vfork", TC_VFORK },
+		{ "posix_spawn", TC_SPAWN }, { "pthread", TC_PTHREAD },
+		{ "pthread_join", TC_PTHREAD_JOIN }),
 	PROBE_PARAM_END,
 };
 
@@ -109,14 +110,21 @@ static const struct probe_metric tc_metrics[] = {
 	{ 0 }
 };
 
-static inline uint64_t tc_t0(const struct tc_state *s)
+/* A sample's clock: the TSC at hz (host->tsc_hz), or clock_gettime's ns
+   when hz is 0 (no calibrated counter, or no TSC on this architecture). */
+static inline double tc_hz(const struct probe_host *h)
 {
-	return s->hz > 0 ? pt_start() : pt_clock_ns();
+	return PT_HAVE_TSC ? h->tsc_hz : 0;
 }
 
-static inline uint64_t tc_t1(const struct tc_state *s)
+static inline uint64_t tc_t0(double hz)
 {
-	return s->hz > 0 ? pt_stop() : pt_clock_ns();
+	return hz > 0 ? pt_start() : pt_clock_ns();
+}
+
+static inline uint64_t tc_t1(double hz)
+{
+	return hz > 0 ? pt_stop() : pt_clock_ns();
 }
 
 /* Wait for child `pid`.  Returns 1 when reaped with exit status 0, 0 when
@@ -192,7 +200,6 @@ static int tc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	struct tc_state *s = state;
 
 	s->m = (enum tc_method)((const struct tc_cfg *)cfg)->method;
-	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
 	if (s->m == TC_SPAWN) {
 		if (!h->probe_dir || tc_find_helper(h->probe_dir, s->helper,
 						    sizeof s->helper) < 0) {
@@ -215,7 +222,8 @@ static int tc_calibrate(void *state, uint64_t *iterations, char *err, size_t err
 
 /* One operation: create (and maybe wait); *ticks gets the timed part,
    *done whether the new task had finished when the timed call returned. */
-static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size_t errlen)
+static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char *err,
+		 size_t errlen)
 {
 	static char *const argv[] = { HELPER_NAME, NULL };
 	static char *const envp[] = { NULL };
@@ -228,7 +236,7 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 	switch (s->m) {
 	case TC_FORK:
 	case TC_FORK_WAIT:
-		t0 = tc_t0(s);
+		t0 = tc_t0(hz);
 		pid = fork();
 		if (pid == 0)
 			_exit(0);
@@ -236,7 +244,7 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 			s->pending = pid;
 			rc = tc_reap(s, pid, 0, err, errlen);
 		}
-		t1 = tc_t1(s);
+		t1 = tc_t1(hz);
 		if (pid < 0) {
 			rc = -errno;
 			snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -244,9 +252,9 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 		}
 		break;
 	case TC_VFORK:
-		t0 = tc_t0(s);
+		t0 = tc_t0(hz);
 		pid = tc_vfork();
-		t1 = tc_t1(s);
+		t1 = tc_t1(hz);
 		if (pid < 0) {
 			rc = -errno;
 			snprintf(err, errlen, "vfork: %s", strerror(errno));
@@ -254,13 +262,13 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 		}
 		break;
 	case TC_SPAWN:
-		t0 = tc_t0(s);
+		t0 = tc_t0(hz);
 		e = posix_spawn(&pid, s->helper, NULL, NULL, argv, envp);
 		if (e == 0) {
 			s->pending = pid;
 			rc = tc_reap(s, pid, 0, err, errlen);
 		}
-		t1 = tc_t1(s);
+		t1 = tc_t1(hz);
 		if (e != 0) {
 			snprintf(err, errlen, "posix_spawn %s: %s", s->helper, strerror(e));
 			return -e;
@@ -269,11 +277,11 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 	case TC_PTHREAD:
 	case TC_PTHREAD_JOIN:
 		atomic_store_explicit(&s->thread_done, 0, memory_order_relaxed);
-		t0 = tc_t0(s);
+		t0 = tc_t0(hz);
 		rc = pthread_create(&thr, NULL, tc_thread, &s->thread_done);
 		if (rc == 0 && s->m == TC_PTHREAD_JOIN)
 			rc = pthread_join(thr, NULL);
-		t1 = tc_t1(s);
+		t1 = tc_t1(hz);
 		if (rc != 0) {
 			snprintf(err, errlen, "pthread_%s: %s",
 				 s->m == TC_PTHREAD ? "create" : "create/join", strerror(rc));
@@ -308,25 +316,25 @@ static int tc_op(struct tc_state *s, uint64_t *ticks, int *done, char *err, size
 	return rc < 0 ? rc : 0;
 }
 
-static int tc_sample(void *state, uint64_t iterations, struct probe_sample *out,
-		     char *err, size_t errlen)
+static int tc_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct tc_state *s = state;
 	uint64_t sum = 0, ndone = 0;
+	double hz = tc_hz(h);
 
 	if (iterations == 0)
 		iterations = 1;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t ticks = 0;
-		int done, rc = tc_op(s, &ticks, &done, err, errlen);
+		int done, rc = tc_op(s, hz, &ticks, &done, err, errlen);
 
 		if (rc < 0)
 			return rc;
 		sum += ticks;
 		ndone += (uint64_t)done;
 	}
-	out->value = (s->hz > 0 ? pt_ticks_to_ns(sum, s->hz) : (double)sum)
-		     / (double)iterations / 1000.0;
+	out->value = (hz > 0 ? pt_ticks_to_ns(sum, hz) : (double)sum) / (double)iterations / 1000.0;
 	out->extra[0] = (double)ndone / (double)iterations;
 	return 0;
 }

@@ -33,8 +33,10 @@
 #include "probe_time.h"
 #include "tcp_peer.h"
 
+enum bw_api { BW_WRITE, BW_SENDFILE };
+
 struct bw_cfg {
-	int target, placement, api;
+	int target, placement, api;	/* enum tp_target, tp_placement, bw_api */
 	uint64_t msg_size, sockbuf;
 };
 
@@ -51,10 +53,13 @@ struct bw_state {
 
 static const struct probe_param bw_params[] = {
 	PROBE_PARAM_CHOICE(struct bw_cfg, target, "loopback",
-		"loopback: a sink forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a sink forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct bw_cfg, placement, "cross",
-		"same: receiver on the sender's CPU; cross: on another CPU", "same|cross"),
-	PROBE_PARAM_CHOICE(struct bw_cfg, api, "write", "how the sender sends", "write|sendfile"),
+		"same: receiver on the sender's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
+	PROBE_PARAM_CHOICE(struct bw_cfg, api, "write", "how the sender sends",
+		{ "write", BW_WRITE }, { "sendfile", BW_SENDFILE }),
 	PROBE_PARAM_SIZE(struct bw_cfg, msg_size, "128KiB", "bytes per write/sendfile call",
 		4096, 1 << 20),
 	PROBE_PARAM_SIZE(struct bw_cfg, sockbuf, "0",
@@ -156,12 +161,10 @@ static int bw_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	s->fd = s->file = -1;
 	s->msg = (size_t)c->msg_size;
-	s->sendfile = c->api == 1;
+	s->sendfile = c->api == BW_SENDFILE;
 	s->sockbuf = (int)c->sockbuf;
-	if (!(s->buf = malloc(s->msg))) {
-		snprintf(err, errlen, "out of memory");
+	if (!(s->buf = malloc(s->msg)))
 		return -ENOMEM;
-	}
 	uint64_t x = h->seed | 1;
 	for (size_t i = 0; i < s->msg; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -169,8 +172,8 @@ static int bw_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	}
 	if (s->sendfile && (rc = bw_file(s, h, err, errlen)) < 0)
 		return rc;
-	if ((rc = tp_setup(&s->t, c->target == 1, c->placement == 1, h, bw_server, &s->sockbuf,
-			   err, errlen)) != 0)
+	if ((rc = tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, bw_server,
+			   &s->sockbuf, err, errlen)) != 0)
 		return rc;
 	if ((s->fd = tp_connect(&s->t, err, errlen)) < 0)
 		return -ECONNREFUSED;
@@ -210,8 +213,8 @@ static int bw_send(struct bw_state *s, uint64_t n)
 	return 0;
 }
 
-static int bw_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int bw_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct bw_state *s = state;
 	uint64_t len = iterations * s->msg, t0, t1;
@@ -220,6 +223,7 @@ static int bw_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	socklen_t tl = sizeof ti;
 	int mtu;
 
+	(void)h;
 	if (s->ck_iters != iterations) {	/* what the receiver must find */
 		struct serve_ck ck = {0};
 		for (uint64_t i = 0; i < iterations; i++)

@@ -30,24 +30,28 @@
 #include "probe_time.h"
 #include "tcp_peer.h"
 
+enum cn_closer { CN_CLIENT, CN_SERVER };
+
 struct cn_cfg {
-	int target, placement, closer;
+	int target, placement, closer;	/* enum tp_target, tp_placement, cn_closer */
 };
 
 struct cn_state {
 	struct tp t;
-	double hz;
 	int server_closes;
 	int ports, port_lo, port_hi;
 };
 
 static const struct probe_param cn_params[] = {
 	PROBE_PARAM_CHOICE(struct cn_cfg, target, "loopback",
-		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct cn_cfg, placement, "same",
-		"same: server on the client's CPU; cross: on another CPU", "same|cross"),
+		"same: server on the client's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
 	PROBE_PARAM_CHOICE(struct cn_cfg, closer, "client",
-		"which side closes first (and keeps the TIME_WAIT)", "client|server"),
+		"which side closes first (and keeps the TIME_WAIT)",
+		{ "client", CN_CLIENT }, { "server", CN_SERVER }),
 	PROBE_PARAM_END,
 };
 
@@ -118,8 +122,7 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	struct cn_state *s = state;
 	FILE *f;
 
-	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
-	s->server_closes = c->closer == 1;
+	s->server_closes = c->closer == CN_SERVER;
 	s->port_lo = 32768, s->port_hi = 60999;
 	if ((f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r"))) {
 		if (fscanf(f, "%d %d", &s->port_lo, &s->port_hi) != 2)
@@ -127,18 +130,20 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		fclose(f);
 	}
 	s->ports = s->port_hi - s->port_lo + 1;
-	return tp_setup(&s->t, c->target == 1, c->placement == 1, h, cn_server, &s->server_closes,
-			err, errlen);
+	return tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, cn_server,
+			&s->server_closes, err, errlen);
 }
 
-static inline uint64_t cn_t(const struct cn_state *s, int stop)
+/* The clock: the TSC when hz > 0, else clock_gettime's ns. */
+static inline uint64_t cn_t(double hz, int stop)
 {
-	return s->hz > 0 ? (stop ? pt_stop() : pt_start()) : pt_clock_ns();
+	return hz > 0 ? (stop ? pt_stop() : pt_start()) : pt_clock_ns();
 }
 
-/* One connection: setup and teardown ticks added; 0, or -1 (message). */
-static int cn_one(struct cn_state *s, uint64_t *setup, uint64_t *down, int *cpu, char *err,
-		  size_t errlen)
+/* One connection, timed at hz (cn_t): setup and teardown ticks added; 0, or
+   -1 (message). */
+static int cn_one(struct cn_state *s, double hz, uint64_t *setup, uint64_t *down, int *cpu,
+		  char *err, size_t errlen)
 {
 	int fd = socket(s->t.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	uint64_t t0, t1, t2, t3;
@@ -149,13 +154,13 @@ static int cn_one(struct cn_state *s, uint64_t *setup, uint64_t *down, int *cpu,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
-	t0 = cn_t(s, 0);
+	t0 = cn_t(hz, 0);
 	if (connect(fd, (struct sockaddr *)&s->t.sa, s->t.sl) < 0) {
 		snprintf(err, errlen, "connect %s: %s", s->t.where, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	t1 = cn_t(s, 1);
+	t1 = cn_t(hz, 1);
 	tp_timeouts(fd);
 	if (s->t.remote) {
 		char req[64];
@@ -173,7 +178,7 @@ static int cn_one(struct cn_state *s, uint64_t *setup, uint64_t *down, int *cpu,
 	} else {
 		*cpu = scpu;
 	}
-	t2 = cn_t(s, 0);
+	t2 = cn_t(hz, 0);
 	if ((s->server_closes ? send(fd, &c, 1, MSG_NOSIGNAL) != 1 : shutdown(fd, SHUT_WR) < 0) ||
 	    recv(fd, &c, 1, 0) != 0) {
 		snprintf(err, errlen, "teardown with %s: %s", s->t.where,
@@ -181,7 +186,7 @@ static int cn_one(struct cn_state *s, uint64_t *setup, uint64_t *down, int *cpu,
 		close(fd);
 		return -1;
 	}
-	t3 = cn_t(s, 1);
+	t3 = cn_t(hz, 1);
 	close(fd);
 	*setup += t1 - t0;
 	*down += t3 - t2;
@@ -203,13 +208,14 @@ static int cn_ports(struct cn_state *s, uint64_t n, int *tw, char *err, size_t e
 	return -EADDRNOTAVAIL;
 }
 
-static int cn_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		     size_t errlen)
+static int cn_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		     struct probe_sample *out, char *err, size_t errlen)
 {
 	struct cn_state *s = state;
 	uint64_t setup = 0, down = 0, ok = 0, errors = 0;
 	char first[200] = "";
 	int tw, cpu = -1, rc;
+	double hz = PT_HAVE_TSC ? h->tsc_hz : 0;	/* 0: clock_gettime's ns */
 
 	if ((rc = cn_ports(s, iterations, &tw, err, errlen)) < 0)
 		return rc;
@@ -217,7 +223,7 @@ static int cn_sample(void *state, uint64_t iterations, struct probe_sample *out,
 	for (uint64_t i = 0; i < iterations; i++) {
 		char msg[200];
 
-		if (cn_one(s, &setup, &down, &cpu, msg, sizeof msg) == 0) {
+		if (cn_one(s, hz, &setup, &down, &cpu, msg, sizeof msg) == 0) {
 			ok++;
 		} else {
 			if (!errors++)
@@ -229,8 +235,8 @@ static int cn_sample(void *state, uint64_t iterations, struct probe_sample *out,
 			 first);
 		return -ECONNREFUSED;
 	}
-	double su = (s->hz > 0 ? pt_ticks_to_ns(setup, s->hz) : (double)setup) / (double)ok;
-	double td = (s->hz > 0 ? pt_ticks_to_ns(down, s->hz) : (double)down) / (double)ok;
+	double su = (hz > 0 ? pt_ticks_to_ns(setup, hz) : (double)setup) / (double)ok;
+	double td = (hz > 0 ? pt_ticks_to_ns(down, hz) : (double)down) / (double)ok;
 	out->value = su + td;
 	out->extra[0] = su;
 	out->extra[1] = td;

@@ -41,13 +41,18 @@
 #include <unistd.h>
 
 #include "probe.h"
-#include "serve/wire.h"	/* protocol version, SINK magic, stream checksum */
+#include "probe_wire.h"	/* protocol version, SINK magic, stream checksum */
 
 /* Each probe uses a part of what follows. */
 #pragma GCC diagnostic ignored "-Wunused-function"
 
 #define TP_IO_TIMEOUT_MS 10000		/* a silent peer fails the sample after this */
 #define TP_BIN_NS 5000000ull		/* the receiver's peak-rate bin */
+
+/* The values of the choices every tcp probe has: where the far end is
+   (`target`), and the server's CPU against the client's (`placement`). */
+enum tp_target { TP_LOOPBACK, TP_REMOTE };
+enum tp_placement { TP_SAME, TP_CROSS };
 
 /* ---- I/O ---------------------------------------------------------------- */
 

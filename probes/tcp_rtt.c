@@ -31,13 +31,12 @@
 #include "tcp_peer.h"
 
 struct rtt_cfg {
-	int target, placement;
+	int target, placement;		/* enum tp_target, tp_placement */
 	uint64_t size;
 };
 
 struct rtt_state {
 	struct tp t;
-	double hz;
 	size_t size;
 	int fd;
 	int privileged;
@@ -49,9 +48,11 @@ struct rtt_state {
 
 static const struct probe_param rtt_params[] = {
 	PROBE_PARAM_CHOICE(struct rtt_cfg, target, "loopback",
-		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer", "loopback|remote"),
+		"loopback: a server forked by the probe on 127.0.0.1; remote: the --peer",
+		{ "loopback", TP_LOOPBACK }, { "remote", TP_REMOTE }),
 	PROBE_PARAM_CHOICE(struct rtt_cfg, placement, "same",
-		"same: server on the client's CPU; cross: on another CPU", "same|cross"),
+		"same: server on the client's CPU; cross: on another CPU",
+		{ "same", TP_SAME }, { "cross", TP_CROSS }),
 	PROBE_PARAM_SIZE(struct rtt_cfg, size, "64", "message size (bytes), echoed back whole", 1, 1 << 20),
 	PROBE_PARAM_END,
 };
@@ -106,20 +107,17 @@ static int rtt_setup(void *state, const void *cfg, const struct probe_host *h, c
 
 	s->fd = -1;
 	s->size = (size_t)c->size;
-	s->hz = PT_HAVE_TSC ? h->tsc_hz : 0;
 	s->privileged = h->privileged;
 	s->out = malloc(s->size);
 	s->in = malloc(s->size);
 	s->cap = 4096;
 	s->times = malloc(s->cap * sizeof *s->times);
-	if (!s->out || !s->in || !s->times) {
-		snprintf(err, errlen, "out of memory");
+	if (!s->out || !s->in || !s->times)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < s->size; i++)
 		s->out[i] = (unsigned char)((h->seed >> (8 * (i % 8))) + i * 131);
-	if ((rc = tp_setup(&s->t, c->target == 1, c->placement == 1, h, rtt_server, &s->size,
-			   err, errlen)) != 0)
+	if ((rc = tp_setup(&s->t, c->target == TP_REMOTE, c->placement == TP_CROSS, h, rtt_server,
+			   &s->size, err, errlen)) != 0)
 		return rc;
 	if ((s->fd = tp_connect(&s->t, err, errlen)) < 0)
 		return -ECONNREFUSED;
@@ -216,18 +214,16 @@ static double rtt_pct(const double *sorted, size_t n, double p)
 	return sorted[i < n ? i : n - 1];
 }
 
-static int rtt_sample(void *state, uint64_t iterations, struct probe_sample *out, char *err,
-		      size_t errlen)
+static int rtt_sample(void *state, uint64_t iterations, const struct probe_host *h,
+		      struct probe_sample *out, char *err, size_t errlen)
 {
 	struct rtt_state *s = state;
-	double sum = 0;
+	double sum = 0, hz = PT_HAVE_TSC ? h->tsc_hz : 0;	/* 0: clock_gettime's ns */
 
 	if (iterations > s->cap) {
 		double *n = realloc(s->times, iterations * sizeof *n);
-		if (!n) {
-			snprintf(err, errlen, "out of memory for %llu times", (unsigned long long)iterations);
+		if (!n)
 			return -ENOMEM;
-		}
 		s->times = n;
 		s->cap = iterations;
 	}
@@ -235,18 +231,18 @@ static int rtt_sample(void *state, uint64_t iterations, struct probe_sample *out
 		uint64_t no = ++s->msgno, t0, t1;
 
 		memcpy(s->out, &no, s->size < 8 ? s->size : 8);
-		t0 = s->hz > 0 ? pt_start() : pt_clock_ns();
+		t0 = hz > 0 ? pt_start() : pt_clock_ns();
 		if (tp_write_all(s->fd, s->out, s->size) < 0 || tp_read_all(s->fd, s->in, s->size) < 0) {
 			snprintf(err, errlen, "round trip %llu to %s: %s", (unsigned long long)no,
 				 s->t.where, tp_io_error());
 			return -EPIPE;
 		}
-		t1 = s->hz > 0 ? pt_stop() : pt_clock_ns();
+		t1 = hz > 0 ? pt_stop() : pt_clock_ns();
 		if (memcmp(s->in, s->out, s->size) != 0) {
 			snprintf(err, errlen, "message %llu came back altered", (unsigned long long)no);
 			return -EPROTO;
 		}
-		s->times[i] = s->hz > 0 ? pt_ticks_to_ns(t1 - t0, s->hz) : (double)(t1 - t0);
+		s->times[i] = hz > 0 ? pt_ticks_to_ns(t1 - t0, hz) : (double)(t1 - t0);
 		sum += s->times[i];
 	}
 	out->value = sum / (double)iterations;

@@ -49,7 +49,6 @@
 enum timer_clock { CLK_RDTSC, CLK_RDTSCP, CLK_MONO, CLK_MONO_RAW };
 
 struct timer_state {
-	double hz;
 	enum timer_clock clk;
 	uint64_t backwards;		/* consecutive reads that went back */
 	uint64_t checked;		/* reads checked for that */
@@ -58,13 +57,14 @@ struct timer_state {
 };
 
 struct timer_cfg {
-	int clock;			/* enum timer_clock: the choices' order */
+	int clock;			/* enum timer_clock */
 };
 
 static const struct probe_param timer_params[] = {
 	PROBE_PARAM_CHOICE(struct timer_cfg, clock, "rdtscp",
 		"clock read: bare rdtsc, bare rdtscp, or clock_gettime(CLOCK_MONOTONIC[_RAW])",
-		"rdtsc|rdtscp|clock_gettime|clock_gettime_raw"),
+		{ "rdtsc", CLK_RDTSC }, { "rdtscp", CLK_RDTSCP }, { "clock_gettime", CLK_MONO },
+		{ "clock_gettime_raw", CLK_MONO_RAW }),
 	PROBE_PARAM_END,
 };
 
@@ -163,13 +163,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A step of clock `c` in ns; NaN for "no step seen". */
-static double step_to_ns(const struct timer_state *st, uint64_t step)
+/* A step of clock `c` in ns (TSC ticks at hz); NaN for "no step seen". */
+static double step_to_ns(const struct timer_state *st, double hz, uint64_t step)
 {
 	if (step == 0)
 		return NAN;
 	if (st->clk == CLK_RDTSC || st->clk == CLK_RDTSCP)
-		return pt_ticks_to_ns(step, st->hz);
+		return pt_ticks_to_ns(step, hz);
 	return (double)step;
 }
 
@@ -179,20 +179,19 @@ static int timer_setup(void *state, const void *cfg, const struct probe_host *h,
 	struct timer_state *st = state;
 	enum timer_clock clk = (enum timer_clock)((const struct timer_cfg *)cfg)->clock;
 
-	(void)err, (void)errlen;
+	(void)h, (void)err, (void)errlen;
 #if !defined(__x86_64__)
 	if (clk == CLK_RDTSCP) {
 		snprintf(err, errlen, "rdtscp exists on x86-64 only");
 		return PROBE_SKIP;
 	}
 #endif
-	st->hz = h->tsc_hz;
 	st->clk = clk;
 	return 0;
 }
 
-static int timer_sample(void *state, uint64_t iterations, struct probe_sample *out,
-			char *err, size_t errlen)
+static int timer_sample(void *state, uint64_t iterations, const struct probe_host *h,
+			struct probe_sample *out, char *err, size_t errlen)
 {
 	struct timer_state *st = state;
 	uint64_t ticks = 0;
@@ -217,11 +216,11 @@ static int timer_sample(void *state, uint64_t iterations, struct probe_sample *o
 		nsteps = check_reads(CLK_MONO_RAW, st);
 		break;
 	}
-	out->value = pt_ticks_to_ns(ticks, st->hz) / (double)iterations;
+	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / (double)iterations;
 	/* The clock never moving in 4096 reads gives NaN (null in the JSON). */
 	qsort(st->steps, nsteps, sizeof(st->steps[0]), cmp_u64);
-	out->extra[0] = step_to_ns(st, nsteps ? st->steps[0] : 0);
-	out->extra[1] = step_to_ns(st, nsteps ? st->steps[nsteps / 2] : 0);
+	out->extra[0] = step_to_ns(st, h->tsc_hz, nsteps ? st->steps[0] : 0);
+	out->extra[1] = step_to_ns(st, h->tsc_hz, nsteps ? st->steps[nsteps / 2] : 0);
 	return 0;
 }
 

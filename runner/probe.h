@@ -5,10 +5,12 @@
  * A probe is a shared object exporting exactly one symbol, the same for
  * every probe (as fio's external engines do), a `const struct probe`:
  *
+ *     enum pattern { RANDOM, SEQUENTIAL };
  *     struct cfg { uint64_t size; int pattern; };
  *     static const struct probe_param params[] = {
  *             PROBE_PARAM_SIZE(struct cfg, size, "4KiB", "working set", 4096, 1 << 30),
- *             PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order", "random|sequential"),
+ *             PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order",
+ *                                { "random", RANDOM }, { "sequential", SEQUENTIAL }),
  *             PROBE_PARAM_END,
  *     };
  *     PROBE_DEFINE = { .abi = PROBE_ABI_VERSION, .name = "x", ..., .params = params,
@@ -16,32 +18,63 @@
  *
  * The runner dlopen()s build/probes/<name>.so, dlsym()s PROBE_SYMBOL,
  * checks with dladdr() that the symbol lies in that very file, reads `abi`
- * (and nothing else) for an exact match, then `name` (must equal the file
- * stem), then the required hooks (setup, sample), then that every
+ * (and nothing else: see "Compatibility" below), then `name` (must equal
+ * the file stem), then the required hooks (setup, sample), then that every
  * parameter's field lies inside config_size.  Metadata (list, probe-help,
  * check, binding) is read in a short-lived child process, so a probe whose
  * constructor crashes, hangs or exits is reported, never fatal.
  *
  * What the runner guarantees, so that a probe does not check it again:
  *   - parameters arrive parsed, type-checked and range-checked in the
- *     probe's own config struct (`cfg`): a choice as its index in `choices`,
- *     a size in bytes, a time in seconds, a bool as 0/1;
+ *     probe's own config struct (`cfg`): a choice as the probe's own value
+ *     of its row (enum pattern above), a size in bytes, a time in seconds, a
+ *     bool as 0/1;
  *   - `state` is a zeroed buffer of state_size bytes, freed by the runner
  *     after teardown (NULL when state_size is 0);
- *   - sample() is called with iterations >= 1;
+ *   - sample() is called with iterations >= 1 and the same host as setup(),
+ *     so a probe converts ticks with pt_ticks_to_ns(t, h->tsc_hz) there and
+ *     keeps no copy of the rate in its state;
  *   - with needs_counter_hz set, host->tsc_hz > 0 (else the point fails
  *     before setup with "setup: no calibrated counter frequency ...").
  *
  * Rules for probes: build with -O2 -fvisibility=hidden; no constructors, no
  * exit(), no printing of results.  Every hook returns 0 or a negative errno
  * and, on error, writes a one-line lowercase message (no final full stop)
- * into `err` (at most `errlen` bytes).  Returning PROBE_SKIP from setup()
- * means "this cannot be measured here" (no root, no peer, ...): the point is
- * recorded as skipped with the message as the reason, never as a number.
+ * into `err` (at most `errlen` bytes); with `err` left empty the runner
+ * says strerror() of the errno ("setup: Cannot allocate memory"), so a bare
+ * `return -ENOMEM;` needs no message of its own.  Returning PROBE_SKIP
+ * from setup() means "this cannot be measured here" (no root, no peer,
+ * ...): the point is recorded as skipped with the message as the reason,
+ * never as a number.
  *
- * Compatibility: this struct only ever grows at the end; any change to an
- * existing field bumps PROBE_ABI_VERSION.  ABI 4: PROBE_MAX_EXTRA 8 -> 12
- * (struct probe_sample grew) and probe_host.command appended.
+ * Compatibility.  `abi` is the ABI's major and minor in one number,
+ * PROBE_ABI(major, minor); PROBE_ABI_VERSION is this header's.  The runner
+ * reads it before any other field and refuses a probe of another major
+ * ("ABI version 4, runner expects 5") or of a newer minor than its own
+ * ("ABI version 5.2, runner expects 5.0 to 5.1": the probe may rely on
+ * what this runner does not know).  A probe built for an older minor of
+ * the same major loads: within a major the structs a probe provides
+ * (struct probe, probe_param, probe_metric, probe_choice) only ever grow
+ * at the end, and the loader knows their size in every minor (abi_minors[]
+ * in runner/exec/loader.c).  It copies a probe's struct and the rows of
+ * its tables only as far as that probe's minor had them, stepping through
+ * a table by that minor's row size, into the current layout with every
+ * later field zero (a hook the minor did not have is absent), so it never
+ * reads a field the probe's minor did not have.  The structs the runner
+ * provides (probe_host, probe_sample, probe_command) also only grow at the
+ * end: a probe of an older minor reads the part it knows.  A new minor
+ * appends fields, adds a row to abi_minors[] and bumps PROBE_ABI_MINOR; a
+ * change to an existing field or to a hook's signature bumps
+ * PROBE_ABI_MAJOR (and resets the minor to 0).
+ *
+ * History: ABI 3: the check hook.  ABI 4: PROBE_MAX_EXTRA 8 -> 12 (struct
+ * probe_sample grew) and probe_host.command appended.  ABI 5.0: sample()
+ * gets the host (no probe keeps tsc_hz in its state), and `abi` carries a
+ * minor.  ABI 5.1: a choice parameter's values are rows {name, value}
+ * (struct probe_choice, probe_param.choices appended), and the config
+ * field receives the row's value; 5.0's "a|b|c" text (then called
+ * `choices`, now `choices_text`), whose field received the index, still
+ * loads.
  */
 #ifndef SYSMETER_PROBE_H
 #define SYSMETER_PROBE_H
@@ -51,7 +84,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PROBE_ABI_VERSION 4
+/* The ABI's version: a probe sets .abi = PROBE_ABI_VERSION. */
+#define PROBE_ABI_MAJOR 5
+#define PROBE_ABI_MINOR 1
+#define PROBE_ABI(major, minor) (((unsigned)(major) << 16) | (unsigned)(minor))
+#define PROBE_ABI_VERSION PROBE_ABI(PROBE_ABI_MAJOR, PROBE_ABI_MINOR)
+/* The major and minor of an `abi` value; the ABIs before 5 were a single
+   small number (a major alone). */
+#define PROBE_ABI_MAJOR_OF(v) ((unsigned)(v) > 0xffffu ? (unsigned)(v) >> 16 : (unsigned)(v))
+#define PROBE_ABI_MINOR_OF(v) ((unsigned)(v) > 0xffffu ? (unsigned)(v) & 0xffffu : 0u)
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
@@ -72,9 +113,22 @@ enum probe_param_type {
 	PROBE_SIZE,	/* uint64_t: bytes ("4KiB", "1.5GB", "512") */
 	PROBE_TIME,	/* double:   seconds ("10ms", "800ns", "2s") */
 	PROBE_DOUBLE,	/* double:   real number, "%" allowed ("2.5", "50%" = 0.5) */
-	PROBE_STRING,	/* int: index into `choices` ("a|b|c") when set;
+	PROBE_STRING,	/* int: the chosen row's value when `choices` is set;
 			   const char *: the text (valid until teardown) when not */
 	PROBE_BOOL,	/* int: 0 or 1 (true/false/yes/no/on/off) */
+};
+
+/*
+ * One allowed value of a choice parameter (ABI 5.1): the word a spec writes
+ * and the value the config field receives, the probe's own enum, so no
+ * probe keeps an enum in step with the order of a list.  A table of them
+ * ends with { NULL }.  The loader checks the rows: every name non-empty,
+ * without '|', listed once; every value once; the default one of the
+ * names.
+ */
+struct probe_choice {
+	const char *name;	/* "random" */
+	int value;		/* RANDOM */
 };
 
 /*
@@ -89,11 +143,16 @@ struct probe_param {
 	enum probe_param_type type;
 	const char *def;	/* default, in spec syntax ("64", "4KiB", "random") */
 	const char *help;	/* one line */
-	const char *choices;	/* PROBE_STRING only: "fork|vfork|pthread"; NULL = any */
+	const char *choices_text;	/* ABI 5.0's choices, "fork|vfork" (the field got
+					   the index); the loader turns them into rows.
+					   NULL since 5.1: set `choices` */
 	double min, max;	/* numeric bounds, inclusive, in base units
 				   (bytes, seconds); ignored when min == max */
 	size_t offset;		/* of the field in the probe's config struct */
 	size_t size;		/* of that field: checked against the type */
+	/* ABI 5.1: PROBE_STRING only, the allowed values as rows ending with
+	   { NULL }; NULL = any text. */
+	const struct probe_choice *choices;
 };
 
 /* sizeof(T.f), or a compile error when T.f is not of type C. */
@@ -111,8 +170,13 @@ struct probe_param {
 	PROBE_ROW_(T, f, PROBE_TIME, double, d_, h_, NULL, lo_, hi_)
 #define PROBE_PARAM_DOUBLE(T, f, d_, h_, lo_, hi_) \
 	PROBE_ROW_(T, f, PROBE_DOUBLE, double, d_, h_, NULL, lo_, hi_)
-#define PROBE_PARAM_CHOICE(T, f, d_, h_, ch_) \
-	PROBE_ROW_(T, f, PROBE_STRING, int, d_, h_, ch_, 0, 0)
+/* The rows follow the help, {name, value} each (the { NULL } that ends
+   them is added), and the field is an int:
+   PROBE_PARAM_CHOICE(struct cfg, pattern, "random", "order",
+		      { "random", RANDOM }, { "sequential", SEQUENTIAL }) */
+#define PROBE_PARAM_CHOICE(T, f, d_, h_, ...) \
+	PROBE_ROW_(T, f, PROBE_STRING, int, d_, h_, \
+		   ((const struct probe_choice[]){ __VA_ARGS__, { NULL, 0 } }), 0, 0)
 #define PROBE_PARAM_STRING(T, f, d_, h_) \
 	PROBE_ROW_(T, f, PROBE_STRING, const char *, d_, h_, NULL, 0, 0)
 #define PROBE_PARAM_BOOL(T, f, d_, h_) \
@@ -165,7 +229,7 @@ enum probe_log_level { PROBE_LOG_DEBUG = 0, PROBE_LOG_INFO, PROBE_LOG_WARN };
 
 /* Services the runner offers a probe; probes never link back into the runner. */
 struct probe_host {
-	unsigned abi;			/* PROBE_ABI_VERSION */
+	unsigned abi;			/* the runner's PROBE_ABI_VERSION */
 	void (*log)(const struct probe_host *h, int level, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 	const char *scratch_dir;	/* private, writable, removed after the point */
@@ -209,7 +273,7 @@ struct probe_host {
 };
 
 struct probe {
-	unsigned abi;			/* must be PROBE_ABI_VERSION: checked first */
+	unsigned abi;			/* PROBE_ABI_VERSION: checked first */
 	const char *name;		/* must equal the file stem */
 	const char *version;		/* the probe's own version, "1.0" */
 	const char *summary;		/* one line: what it measures */
@@ -237,9 +301,11 @@ struct probe {
 	int (*calibrate)(void *state, uint64_t *iterations, char *err, size_t errlen);
 	/* Optional.  Runs before every sample, untimed (e.g. drop caches). */
 	int (*prepare)(void *state, char *err, size_t errlen);
-	/* Required.  Perform `iterations` (>= 1) operations; report the cost per op. */
-	int (*sample)(void *state, uint64_t iterations, struct probe_sample *out,
-		      char *err, size_t errlen);
+	/* Required.  Perform `iterations` (>= 1) operations; report the cost per
+	   op.  `h` is the host setup() got (ABI 5): convert ticks with
+	   pt_ticks_to_ns(ticks, h->tsc_hz). */
+	int (*sample)(void *state, uint64_t iterations, const struct probe_host *h,
+		      struct probe_sample *out, char *err, size_t errlen);
 	/* Optional.  After the last sample: did the work really happen?  A
 	   non-zero return is recorded as a sanity flag with the message. */
 	int (*sanity)(void *state, char *err, size_t errlen);

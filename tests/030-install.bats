@@ -2,7 +2,8 @@
 # make install: any PREFIX/DESTDIR, no rebuild, the installed runner finds its
 # own probes and templates from wherever it is started, and an out-of-tree
 # probe (docs/probe-guide.md's example, as written) builds against the
-# installed header with pkg-config and runs.
+# installed header with pkg-config and runs; so do the network probes, whose
+# peer protocol (probe_wire.h) is installed next to probe.h.
 
 load helpers
 
@@ -91,4 +92,25 @@ install_to() {	# install_to PREFIX
 	[ "$status" -eq 0 ]
 	[ "$(json out/r1/results/mine.json 'd["points"][0]["status"]')" = ok ]
 	[ "$(json out/r1/results/mine.json 'len(d["points"][0]["samples"]) > 0')" = true ]
+}
+
+@test "the network probes build out of the tree against the installed headers alone" {
+	install_to /opt/sm
+	for h in probe.h probe_time.h probe_wire.h; do
+		[ -f "$DEST/opt/sm/include/sysmeter/$h" ]
+	done
+	cd "$ELSEWHERE"
+	# a copy of the sources only: no runner/ directory to fall back on
+	cp "$BATS_TEST_DIRNAME"/../probes/tcp_*.[ch] .
+	export PKG_CONFIG_PATH="$DEST/opt/sm/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$DEST"
+	mkdir myprobes
+	for name in tcp_rtt tcp_connect tcp_bandwidth; do
+		cc -std=c11 -D_GNU_SOURCE -O2 -fPIC -fvisibility=hidden $(pkg-config --cflags sysmeter) \
+			-shared -o "myprobes/$name.so" "$name.c"
+		run env -u SYSMETER_PROBE_DIR "$DEST/opt/sm/bin/runner" --probe-dir myprobes \
+			probe-help "$PWD/myprobes/$name.so"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"target"* ]]
+	done
 }

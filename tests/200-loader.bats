@@ -61,7 +61,7 @@ load_fails() {
 }
 
 @test "bad_abi: the ABI version is checked first" {
-	load_fails bad_abi "probe 'bad_abi': ABI version 999, runner expects 4"
+	load_fails bad_abi "probe 'bad_abi': ABI version 999, runner expects 5"
 }
 
 @test "no_symbol: a probe must export the one symbol 'sysmeter_probe'" {
@@ -330,4 +330,93 @@ help_fails() {
 	tmp_spec ctor_exit
 	rm -rf "$OUT"
 	load_fails ctor_exit "probe 'ctor_exit': exited with status 0 while loading"
+}
+
+# --- ABI versions: major.minor ----------------------------------------------
+# A probe built for an older minor of the runner's major loads (the loader
+# reads its structs only as far as that minor had them); a newer minor or
+# another major is refused before any other field is read.
+
+# A spec for fixture $1 with the YAML lines $2 (params and the like), in
+# $BATS_TEST_TMPDIR/specs/$1.yaml.
+abi_spec() {
+	mkdir -p "$BATS_TEST_TMPDIR/specs"
+	{
+		printf 'title: ABI fixture %s\ngroup: fixtures\nprobe: %s\n' "$1" "$1"
+		printf 'repetitions: 3\nwarmup: 1\ntimeout: 10s\nrounds: 1\n%s\n' "$2"
+	} >"$BATS_TEST_TMPDIR/specs/$1.yaml"
+}
+
+# "mode value host_abi_major" of every point of experiment $1, by mode;
+# every sample of a point must have the same value.
+abi_points() {
+	json "$RES/$1.json" '"; ".join("%s %g %g" % (p["params"]["mode"], p["samples"][0]["value"],
+		p["samples"][0]["extra"]["host_abi_major"]) for p in sorted(d["points"],
+		key=lambda p: p["params"]["mode"]) if len({s["value"] for s in p["samples"]}) == 1)'
+}
+
+@test "abi_5_0: a probe built against the frozen ABI 5.0 header loads, binds and runs" {
+	run "$RUNNER" probe-help abi_5_0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qxF "    mode         string default b          one of three (one of a|b|c)" <<<"$output"
+	grep -qxF "    count        int    default 3          added to the value [0, 1000]" <<<"$output"
+	grep -qxF "    host_abi_major            the major of the ABI of the host sample() got" \
+		<<<"$output"
+	# 5.0's choice text becomes rows whose values are the indices (a 0, b 1, c 2)
+	abi_spec abi_5_0 $'params:\n  mode: [a, b, c]\n  count: 7'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t "$BATS_TEST_TMPDIR/specs/abi_5_0.yaml"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(json "$RES/abi_5_0.json" 'd["status"]')" = ok ]
+	[ "$(abi_points abi_5_0)" = "a 7 5; b 107 5; c 207 5" ]
+	[ "$(json "$RES/abi_5_0.json" 'd["probe"]["abi"]')" = 5 ]
+	# the defaults, and a value that is not one of its choices
+	abi_spec abi_5_0 ''
+	rm -rf "$OUT"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t "$BATS_TEST_TMPDIR/specs/abi_5_0.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(abi_points abi_5_0)" = "b 103 5" ]
+	abi_spec abi_5_0 $'params:\n  mode: d'
+	run "$RUNNER" check "$BATS_TEST_TMPDIR/specs/abi_5_0.yaml"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"params.mode: 'd' is not one of a|b|c"* ]]
+}
+
+@test "choice_values: a choice's field receives its row's value (ABI 5.1), not its index" {
+	abi_spec choice_values $'params:\n  mode: [a, b, c]\n  count: 7'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t \
+		"$BATS_TEST_TMPDIR/specs/choice_values.yaml"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(abi_points choice_values)" = "a 307 5; b 107 5; c 207 5" ]
+}
+
+@test "abi_newer, abi_major: a newer minor or another major is refused with the exact message" {
+	tmp_spec abi_newer
+	load_fails abi_newer "probe 'abi_newer': ABI version 5.2, runner expects 5.0 to 5.1"
+	rm -rf "$OUT"
+	tmp_spec abi_major
+	load_fails abi_major "probe 'abi_major': ABI version 6.0, runner expects 5"
+	help_fails abi_newer "probe 'abi_newer': ABI version 5.2, runner expects 5.0 to 5.1"
+}
+
+@test "bad_choice: choice rows that break a rule are refused at load time, each with its message" {
+	pre="probe 'bad_choice': parameter"
+	help_fails bad_choice "$pre 'pattern': choice 'random' listed twice"
+	while IFS='|' read -r how msg; do
+		SYSMETER_FIXTURE_CHOICE=$how help_fails bad_choice "$pre $msg"
+	done <<'CASES'
+same_value|'pattern': choices 'sequential' and 'stride' have the same value 1
+empty_name|'pattern': choice '' is empty
+bar_name|'pattern': choice 'a|b' contains '|'
+none|'pattern': no choices
+bad_default|'pattern': default 'stride' is not one of random|sequential
+not_string|'n': choices on a parameter that is not a string
+text|'pattern': choices_text is ABI 5.0's; since 5.1 choices are rows (PROBE_PARAM_CHOICE)
+CASES
+	SYSMETER_FIXTURE_CHOICE=good run "$RUNNER" probe-help bad_choice
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(one of random|sequential)"* ]]
 }

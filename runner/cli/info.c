@@ -32,8 +32,10 @@ static void print_params(const struct loaded_probe *lp, const char *indent)
 		const struct probe_param *pp = &p->params[i];
 		printf("%s%-12s %-6s default %-10s %s", indent, pp->name, type_name(pp->type),
 		       pp->def ? pp->def : "-", pp->help ? pp->help : "");
-		if (pp->choices)
-			printf(" (one of %s)", pp->choices);
+		if (pp->choices) {
+			char names[512];
+			printf(" (one of %s)", spec_choices_text(pp->choices, names, sizeof names));
+		}
 		if (pp->min != pp->max) {
 			/* Bounds in the parameter's own units: [8B, 1TiB], not 1.09951e+12. */
 			char lo[32], hi[32];

@@ -145,6 +145,7 @@ struct child {
 	int fd;			/* write end of the pipe */
 	char scratch[PATH_MAX];
 	void *state;
+	const struct probe_host *host;	/* what setup() got; sample() gets it too */
 	int set_up;		/* setup() was called: teardown() is due */
 	int end_cpu;		/* where the last sample ran */
 };
@@ -326,7 +327,7 @@ static void child_sample(struct child *c, uint64_t iters, struct probe_sample *s
 	}
 	memset(smp, 0, sizeof *smp);
 	t0 = now_s();
-	rc = c->p->sample(c->state, iters, smp, err, sizeof err);
+	rc = c->p->sample(c->state, iters, c->host, smp, err, sizeof err);
 	*elapsed = now_s() - t0;
 	if (rc != 0) {
 		err[sizeof err - 1] = '\0';
@@ -636,22 +637,17 @@ static void *child_state(struct child *c)
 static void *child_config(struct child *c, const struct loaded_probe *lp,
 			  const struct plan_point *pt)
 {
-	const struct probe *p = lp->p;
 	char err[ERRLEN] = "";
 	void *cfg;
 
-	if (p->config_size == 0)
+	if (lp->p->config_size == 0)
 		return NULL;
-	cfg = calloc(1, p->config_size);
-	if (!cfg)
-		child_fail(c, "runner", -ENOMEM, "");
-	for (size_t i = 0; i < lp->n_params; i++) {
-		const struct spec_val *v = pt && pt->vals ? pt->vals[i] : NULL;
-		const char *text = v ? v->text : p->params[i].def ? p->params[i].def : "";
-		double num = v ? v->num : strtod(text, NULL);
-
-		if (loader_set_param(&p->params[i], cfg, text, num, err, sizeof err) < 0)
-			child_fail(c, "runner", -EINVAL, err);
+	cfg = loader_config(lp, pt ? (const struct spec_val *const *)pt->vals : NULL, err,
+			    sizeof err);
+	if (!cfg) {
+		if (errno == ENOMEM)
+			child_fail(c, "runner", -ENOMEM, "");
+		child_fail(c, "runner", -EINVAL, err);
 	}
 	return cfg;
 }
@@ -752,6 +748,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	if (c.p->needs_counter_hz && !(host.tsc_hz > 0))
 		child_fail(&c, "setup", -EINVAL, "no calibrated counter frequency (tsc_hz is 0)");
 	c.state = child_state(&c);
+	c.host = &host;
 	c.set_up = 1;
 	rc = c.p->setup(c.state, cfg, &host, err, sizeof err);
 	err[sizeof err - 1] = '\0';

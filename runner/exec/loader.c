@@ -14,11 +14,15 @@
  * "runner: "): the file exists, it dlopen()s (RTLD_NOW | RTLD_LOCAL), it
  * exports PROBE_SYMBOL ("sysmeter_probe", the same in every probe, so that
  * dlsym() can never hand back a libc function named like the file), dladdr()
- * places that symbol in this very file as a data object, abi ==
- * PROBE_ABI_VERSION (read before any other field), name == stem, the
- * required hooks setup/sample are present, at most PROBE_MAX_EXTRA
- * metrics, and every parameter's field lies inside config_size with the
- * size its type needs.  Any failure dlclose()s the object.
+ * places that symbol in this very file as a data object, abi is this
+ * runner's major and the same or an older minor (read before any other
+ * field), the symbol is as large as that minor's struct probe, name ==
+ * stem, the required hooks setup/sample are present, at most
+ * PROBE_MAX_EXTRA metrics, and every parameter's field lies inside
+ * config_size with the size its type needs.  Any failure dlclose()s the
+ * object.  Whatever passes is copied into this runner's layout first
+ * (normalise(): a probe of an older minor is read only as far as its
+ * minor's structs go), so the rest of the runner sees one layout.
  *
  * loader_open() does all that in a short-lived child and rebuilds the
  * metadata in the runner, so a constructor that crashes, loops or calls
@@ -320,13 +324,77 @@ static size_t field_size(const struct probe_param *pp)
 	return 0;
 }
 
-/* Each parameter writes a field of its type inside config_size. */
+#define MAX_CHOICES 4096
+
+/* A choice parameter's rows (ABI 5.1): some; each name non-empty, without
+   '|' (the runner joins them with it), listed once; each value once; the
+   default one of the names. */
+static int check_choices(const char *name, const struct probe_param *pp, char *err,
+			 size_t errlen)
+{
+	const struct probe_choice *c = pp->choices;
+	char names[512];
+	size_t n = 0;
+
+	if (pp->choices_text) {
+		snprintf(err, errlen, "probe '%s': parameter '%s': choices_text is ABI 5.0's; since "
+			 "5.1 choices are rows (PROBE_PARAM_CHOICE)", name, pp->name);
+		return -1;
+	}
+	if (!c)
+		return 0;
+	if (pp->type != PROBE_STRING) {
+		snprintf(err, errlen, "probe '%s': parameter '%s': choices on a parameter that is not "
+			 "a string", name, pp->name);
+		return -1;
+	}
+	for (; c[n].name; n++) {
+		if (n == MAX_CHOICES) {
+			snprintf(err, errlen, "probe '%s': parameter '%s': more than %d choices", name,
+				 pp->name, MAX_CHOICES);
+			return -1;
+		}
+		if (!c[n].name[0] || strchr(c[n].name, '|')) {
+			snprintf(err, errlen, "probe '%s': parameter '%s': choice '%s' %s", name,
+				 pp->name, c[n].name, c[n].name[0] ? "contains '|'" : "is empty");
+			return -1;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(c[k].name, c[n].name) == 0) {
+				snprintf(err, errlen, "probe '%s': parameter '%s': choice '%s' listed "
+					 "twice", name, pp->name, c[n].name);
+				return -1;
+			}
+			if (c[k].value == c[n].value) {
+				snprintf(err, errlen, "probe '%s': parameter '%s': choices '%s' and '%s' "
+					 "have the same value %d", name, pp->name, c[k].name, c[n].name,
+					 c[n].value);
+				return -1;
+			}
+		}
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "probe '%s': parameter '%s': no choices", name, pp->name);
+		return -1;
+	}
+	if (pp->def && !spec_choice(c, pp->def)) {
+		snprintf(err, errlen, "probe '%s': parameter '%s': default '%s' is not one of %s", name,
+			 pp->name, pp->def, spec_choices_text(c, names, sizeof names));
+		return -1;
+	}
+	return 0;
+}
+
+/* A choice parameter's rows are sound; each parameter writes a field of its
+   type inside config_size. */
 static int check_params(const char *name, const struct probe *p, char *err, size_t errlen)
 {
 	for (size_t i = 0; p->params && p->params[i].name; i++) {
 		const struct probe_param *pp = &p->params[i];
 		size_t want = field_size(pp);
 
+		if (check_choices(name, pp, err, errlen) < 0)
+			return -1;
 		if (want == 0) {
 			snprintf(err, errlen, "probe '%s': parameter '%s' has an unknown type %d", name,
 				 pp->name, (int)pp->type);
@@ -363,7 +431,8 @@ static int check_texts(const char *name, const struct probe *p, char *err, size_
 		TEXT_OK(q->name, "a parameter's name");
 		TEXT_OK(q->def, "a parameter's default");
 		TEXT_OK(q->help, "a parameter's help");
-		TEXT_OK(q->choices, "a parameter's choices");
+		for (const struct probe_choice *c = q->choices; c && c->name; c++)
+			TEXT_OK(c->name, "a parameter's choice");
 	}
 	for (const struct probe_metric *m = p->metrics; m && m->name; m++) {
 		TEXT_OK(m->name, "a metric's name");
@@ -411,18 +480,125 @@ static int check_probe(const char *name, const struct probe *p, char *err, size_
 }
 
 /*
+ * What each minor of this runner's ABI major had of the structs a probe
+ * provides: their sizes, so that a probe built for an older minor is read
+ * only as far as its own structs go and its tables are stepped through by
+ * its own row size (probe.h, "Compatibility").  Row i is minor i; a new
+ * minor appends fields to these structs and a row here.
+ */
+static const struct abi_minor {
+	size_t probe;		/* sizeof(struct probe) */
+	size_t param;		/* sizeof(struct probe_param): its table's stride */
+	size_t metric;		/* sizeof(struct probe_metric) */
+	size_t choice;		/* sizeof(struct probe_choice); 0: no such table */
+} abi_minors[] = {
+	/* 5.0 */ { sizeof(struct probe), offsetof(struct probe_param, choices),
+		    sizeof(struct probe_metric), 0 },
+	/* 5.1: probe_param.choices, rows {name, value} */
+	{ sizeof(struct probe), sizeof(struct probe_param), sizeof(struct probe_metric),
+	  sizeof(struct probe_choice) },
+};
+
+/* 5.0's struct probe_param ended where 5.1's `choices` begins: the
+   field before it is a size_t, so no padding lies between them. */
+_Static_assert(offsetof(struct probe_param, choices) ==
+	       offsetof(struct probe_param, size) + sizeof(size_t),
+	       "ABI 5.0's probe_param is 5.1's without choices");
+
+_Static_assert(sizeof abi_minors / sizeof abi_minors[0] == PROBE_ABI_MINOR + 1,
+	       "abi_minors[] has a row for every minor of PROBE_ABI_MAJOR");
+
+/* The metadata in this runner's layout: lp->p points at .p, lp->meta at
+   the whole (the probe's own struct is never handed on). */
+struct meta {
+	struct probe p;
+	struct probe_param *params;
+	struct probe_metric *metrics;
+	void **owned;			/* texts and choice rows made for it */
+	size_t n_owned;
+};
+
+static void meta_free(void *m)
+{
+	struct meta *mt = m;
+
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->n_owned; i++)
+		free(mt->owned[i]);
+	free(mt->owned);
+	free(mt->params);
+	free(mt->metrics);
+	free(mt);
+}
+
+/* ptr (malloc'd, may be NULL) now belongs to mt; NULL when it cannot be
+   kept (then it is freed). */
+static void *meta_own(struct meta *mt, void *ptr)
+{
+	void **no;
+
+	if (!ptr)
+		return NULL;
+	no = realloc(mt->owned, (mt->n_owned + 1) * sizeof *no);
+	if (!no) {
+		free(ptr);
+		return NULL;
+	}
+	mt->owned = no;
+	no[mt->n_owned++] = ptr;
+	return ptr;
+}
+
+/* "5.1", or "4" for an ABI from before the minor. */
+static const char *abi_text(unsigned abi, char *buf, size_t len)
+{
+	if (abi > 0xffffu)
+		snprintf(buf, len, "%u.%u", PROBE_ABI_MAJOR_OF(abi), PROBE_ABI_MINOR_OF(abi));
+	else
+		snprintf(buf, len, "%u", abi);
+	return buf;
+}
+
+/* The ABI version alone: this major, this minor or an older one.  The row
+   of abi_minors[] for the probe's minor, or NULL with err filled. */
+static const struct abi_minor *check_abi(const char *stem, unsigned abi, char *err, size_t errlen)
+{
+	char have[32];
+
+	if (PROBE_ABI_MAJOR_OF(abi) != PROBE_ABI_MAJOR || abi <= 0xffffu) {
+		snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u", stem,
+			 abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR);
+		return NULL;
+	}
+	if (PROBE_ABI_MINOR_OF(abi) > PROBE_ABI_MINOR) {
+		if (PROBE_ABI_MINOR == 0)
+			snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u.0", stem,
+				 abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR);
+		else
+			snprintf(err, errlen, "probe '%s': ABI version %s, runner expects %u.0 to %u.%u",
+				 stem, abi_text(abi, have, sizeof have), PROBE_ABI_MAJOR,
+				 PROBE_ABI_MAJOR, PROBE_ABI_MINOR);
+		return NULL;
+	}
+	return &abi_minors[PROBE_ABI_MINOR_OF(abi)];
+}
+
+/*
  * Find PROBE_SYMBOL and make sure it is this file's own data object before
  * reading a byte of it: dlsym() also searches the object's dependencies, and
  * a symbol may be absolute (no address in any file).  Then the ABI number,
- * alone, then the rest of the struct.
+ * alone, then that the symbol is as large as its minor's struct probe.
+ * The probe's struct (not yet checked further) and its minor's sizes.
  */
-static const struct probe *find_probe(void *dl, const char *stem, const char *path, char *err,
-				      size_t errlen)
+static const struct probe *find_probe(void *dl, const char *stem, const char *path,
+				      const struct abi_minor **minor, char *err, size_t errlen)
 {
 	struct link_map *own = NULL, *where = NULL;
 	const ElfW(Sym) *sym = NULL;
 	const struct probe *p;
 	Dl_info info;
+	char have[32];
 
 	dlerror();
 	p = dlsym(dl, PROBE_SYMBOL);
@@ -443,25 +619,111 @@ static const struct probe *find_probe(void *dl, const char *stem, const char *pa
 			 stem, PROBE_SYMBOL, path);
 		return NULL;
 	}
-	if (p->abi != PROBE_ABI_VERSION) {
-		snprintf(err, errlen, "probe '%s': ABI version %u, runner expects %u", stem, p->abi,
-			 (unsigned)PROBE_ABI_VERSION);
+	if (!(*minor = check_abi(stem, p->abi, err, errlen)))
+		return NULL;
+	if (sym->st_size < (*minor)->probe) {
+		snprintf(err, errlen,
+			 "probe '%s': the symbol '%s' is %zu bytes, struct probe of ABI %s is %zu",
+			 stem, PROBE_SYMBOL, (size_t)sym->st_size, abi_text(p->abi, have, sizeof have),
+			 (*minor)->probe);
 		return NULL;
 	}
-	if (sym->st_size < sizeof *p) {
-		snprintf(err, errlen, "probe '%s': the symbol '%s' is %zu bytes, struct probe is %zu",
-			 stem, PROBE_SYMBOL, (size_t)sym->st_size, sizeof *p);
-		return NULL;
-	}
-	if (check_probe(stem, p, err, errlen) != 0)
-		return NULL;
 	return p;
 }
 
-/* dlopen and check an already resolved file, in this process. */
+/*
+ * A table of the probe's, `stride`-byte rows (its minor's row size, never
+ * more than `size`, this runner's) that end with a NULL name (every row
+ * type starts with its name), copied into `size`-byte rows: what the minor
+ * did not have stays zero.  The row count in *n; a NULL table is an empty
+ * one.  NULL: out of memory.
+ */
+static void *copy_table(const void *table, size_t stride, size_t size, size_t *n)
+{
+	const char *rows = table, *name = NULL;
+	char *copy;
+
+	for (*n = 0; rows; (*n)++) {
+		memcpy(&name, rows + *n * stride, sizeof name);
+		if (!name)
+			break;
+	}
+	if (!(copy = calloc(*n + 1, size)))
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		memcpy(copy + i * size, rows + i * stride, stride);
+	return copy;
+}
+
+/* ABI 5.0's choices, "a|b|c", as rows whose values are the indices (what
+   a 5.0 probe's field received); 0, or -1: out of memory. */
+static int choices_from_text(struct meta *mt, struct probe_param *pp)
+{
+	const char *t = pp->choices_text;
+	size_t n = 1, i = 0;
+	struct probe_choice *rows;
+
+	for (const char *c = t; *c; c++)
+		n += *c == '|';
+	if (!(rows = meta_own(mt, calloc(n + 1, sizeof *rows))))
+		return -1;
+	for (const char *c = t;; i++) {
+		size_t len = strcspn(c, "|");
+
+		if (!(rows[i].name = meta_own(mt, strndup(c, len))))
+			return -1;
+		rows[i].value = (int)i;
+		if (!c[len])
+			break;
+		c += len + 1;
+	}
+	pp->choices = rows;
+	pp->choices_text = NULL;
+	return 0;
+}
+
+/* The probe's struct and tables copied into this runner's layout as far as
+   its minor had them (m), every later field zero; a 5.0 probe's choices
+   made rows.  NULL: out of memory. */
+static struct meta *normalise(const struct probe *raw, const struct abi_minor *m)
+{
+	struct meta *mt = calloc(1, sizeof *mt);
+	size_t np, nm, nc;
+
+	if (!mt)
+		return NULL;
+	memcpy(&mt->p, raw, m->probe);
+	mt->params = copy_table(mt->p.params, m->param, sizeof *mt->params, &np);
+	mt->metrics = copy_table(mt->p.metrics, m->metric, sizeof *mt->metrics, &nm);
+	if (!mt->params || !mt->metrics)
+		goto oom;
+	for (size_t i = 0; i < np; i++) {
+		struct probe_param *pp = &mt->params[i];
+
+		if (m->choice && pp->choices &&
+		    !(pp->choices = meta_own(mt, copy_table(pp->choices, m->choice,
+							   sizeof *pp->choices, &nc))))
+			goto oom;
+		/* a minor without choice rows (5.0) wrote choices as text */
+		if (!m->choice && pp->choices_text && choices_from_text(mt, pp) < 0)
+			goto oom;
+	}
+	mt->p.params = mt->p.params ? mt->params : NULL;
+	mt->p.metrics = mt->p.metrics ? mt->metrics : NULL;
+	return mt;
+oom:
+	meta_free(mt);
+	return NULL;
+}
+
+/* dlopen and check an already resolved file, in this process: lp->p is the
+   probe in this runner's layout (lp->meta), its hooks those of the object. */
 static int open_here(const char *stem, char *path, struct loaded_probe *out, char *err,
 		     size_t errlen)
 {
+	const struct abi_minor *minor = NULL;
+	const struct probe *raw;
+	struct meta *mt = NULL;
 	void *dl;
 	const char *why;
 
@@ -473,12 +735,17 @@ static int open_here(const char *stem, char *path, struct loaded_probe *out, cha
 			 why ? why : "unknown error");
 		return -1;
 	}
-	out->p = find_probe(dl, stem, path, err, errlen);
-	if (!out->p) {
+	raw = find_probe(dl, stem, path, &minor, err, errlen);
+	if (raw && !(mt = normalise(raw, minor)))
+		snprintf(err, errlen, "probe '%s': out of memory", stem);
+	if (!mt || check_probe(stem, &mt->p, err, errlen) != 0) {
+		meta_free(mt);
 		dlclose(dl);
 		return -1;
 	}
 	out->dl = dl;
+	out->meta = mt;
+	out->p = &mt->p;
 	out->path = path;
 	out->n_params = count_params(out->p->params);
 	out->n_metrics = count_metrics(out->p->metrics);
@@ -562,16 +829,23 @@ static void w_probe(struct wbuf *w, const struct probe *p)
 	W(w, np);
 	for (size_t i = 0; i < np; i++) {
 		const struct probe_param *pp = &p->params[i];
+		uint32_t nc = pp->choices ? 0 : NO_STR;
 
 		w_str(w, pp->name);
 		W(w, pp->type);
 		w_str(w, pp->def);
 		w_str(w, pp->help);
-		w_str(w, pp->choices);
 		W(w, pp->min);
 		W(w, pp->max);
 		W(w, pp->offset);
 		W(w, pp->size);
+		while (pp->choices && pp->choices[nc].name)
+			nc++;
+		W(w, nc);
+		for (uint32_t k = 0; pp->choices && k < nc; k++) {
+			w_str(w, pp->choices[k].name);
+			W(w, pp->choices[k].value);
+		}
 	}
 	W(w, nm);
 	for (size_t i = 0; i < nm; i++) {
@@ -579,29 +853,6 @@ static void w_probe(struct wbuf *w, const struct probe *p)
 		w_str(w, p->metrics[i].unit);
 		w_str(w, p->metrics[i].help);
 	}
-}
-
-/* The rebuilt metadata: lp->p points at .p, lp->meta at the whole. */
-struct meta {
-	struct probe p;
-	struct probe_param *params;
-	struct probe_metric *metrics;
-	char **strs;
-	size_t n_strs;
-};
-
-static void meta_free(void *m)
-{
-	struct meta *mt = m;
-
-	if (!mt)
-		return;
-	for (size_t i = 0; i < mt->n_strs; i++)
-		free(mt->strs[i]);
-	free(mt->strs);
-	free(mt->params);
-	free(mt->metrics);
-	free(mt);
 }
 
 struct rbuf {
@@ -644,19 +895,35 @@ static char *r_dup(struct rbuf *r)
 /* A string of the record, owned by r->mt (NULL stays NULL). */
 static const char *r_str(struct rbuf *r)
 {
-	char *s = r_dup(r), **ns;
+	char *s = r_dup(r);
 
-	if (!s)
-		return NULL;
-	ns = realloc(r->mt->strs, (r->mt->n_strs + 1) * sizeof *ns);
-	if (!ns) {
-		free(s);
+	if (s && !meta_own(r->mt, s)) {
 		r->bad = 1;
 		return NULL;
 	}
-	r->mt->strs = ns;
-	ns[r->mt->n_strs++] = s;
 	return s;
+}
+
+/* A parameter's choice rows: a count (NO_STR: none), then name and value
+   each. */
+static void r_choices(struct rbuf *r, struct meta *mt, struct probe_param *pp)
+{
+	struct probe_choice *rows;
+	uint32_t nc = 0;
+
+	R(r, nc);
+	if (r->bad || nc == NO_STR)
+		return;
+	if (nc > MAX_CHOICES || !(rows = meta_own(mt, calloc(nc + 1, sizeof *rows)))) {
+		r->bad = 1;
+		return;
+	}
+	for (uint32_t k = 0; k < nc && !r->bad; k++) {
+		rows[k].name = r_str(r);
+		R(r, rows[k].value);
+		r->bad |= !rows[k].name;
+	}
+	pp->choices = rows;
 }
 
 static void r_params(struct rbuf *r, struct meta *mt, uint64_t np)
@@ -672,11 +939,11 @@ static void r_params(struct rbuf *r, struct meta *mt, uint64_t np)
 		R(r, pp->type);
 		pp->def = r_str(r);
 		pp->help = r_str(r);
-		pp->choices = r_str(r);
 		R(r, pp->min);
 		R(r, pp->max);
 		R(r, pp->offset);
 		R(r, pp->size);
+		r_choices(r, mt, pp);
 	}
 }
 
@@ -929,6 +1196,7 @@ void *loader_config(const struct loaded_probe *lp, const struct spec_val *const 
 		return NULL;
 	if (!(cfg = calloc(1, p->config_size))) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	for (size_t i = 0; i < lp->n_params; i++) {
@@ -938,6 +1206,7 @@ void *loader_config(const struct loaded_probe *lp, const struct spec_val *const 
 
 		if (loader_set_param(&p->params[i], cfg, text, num, err, errlen) < 0) {
 			free(cfg);
+			errno = EINVAL;
 			return NULL;
 		}
 	}
@@ -1087,23 +1356,6 @@ void loader_close(struct loaded_probe *lp)
 	memset(lp, 0, sizeof *lp);
 }
 
-/* Index of text in "a|b|c", or -1. */
-static int choice_index(const char *text, const char *choices)
-{
-	size_t lt = strlen(text);
-	int i = 0;
-
-	for (const char *c = choices; c; i++) {
-		const char *bar = strchr(c, '|');
-		size_t l = bar ? (size_t)(bar - c) : strlen(c);
-
-		if (l == lt && strncmp(c, text, l) == 0)
-			return i;
-		c = bar ? bar + 1 : NULL;
-	}
-	return -1;
-}
-
 int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
 		     char *err, size_t errlen)
 {
@@ -1115,6 +1367,7 @@ int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, 
 	uint64_t u64 = num > 0 ? (uint64_t)num : 0;
 	int i = num != 0;
 	const char *s = text;
+	const struct probe_choice *c;
 
 	switch (pp->type) {
 	case PROBE_INT: memcpy(f, &i64, sizeof i64); return 0;
@@ -1127,13 +1380,14 @@ int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, 
 			memcpy(f, &s, sizeof s);
 			return 0;
 		}
-		i = choice_index(text, pp->choices);
-		if (i < 0) {
+		if (!(c = spec_choice(pp->choices, text))) {
+			char names[512];
+
 			snprintf(err, errlen, "parameter '%s': '%s' is not one of %s", pp->name, text,
-				 pp->choices);
+				 spec_choices_text(pp->choices, names, sizeof names));
 			return -1;
 		}
-		memcpy(f, &i, sizeof i);
+		memcpy(f, &c->value, sizeof c->value);
 		return 0;
 	}
 	snprintf(err, errlen, "parameter '%s': unknown type %d", pp->name, (int)pp->type);

@@ -44,25 +44,29 @@ void loader_only_dirs(int on);
    hangs (killed after $SYSMETER_LOAD_TIMEOUT seconds, default 5) or exits
    cannot take the runner down.  Checks, in order: the file exists and
    dlopens, it exports PROBE_SYMBOL, dladdr() places the symbol in that
-   file, abi == PROBE_ABI_VERSION, name == stem, setup/sample present, the
-   parameter table fits config_size.  lp->p is a copy without hooks (dl is
-   NULL).  On failure returns -1 with e.g. "probe 'x': ABI version 7,
-   runner expects 2" in err. */
+   file, abi is this runner's major and not a newer minor, name == stem,
+   setup/sample present, the parameter table fits config_size.  lp->p is a
+   copy in this runner's layout, without hooks (dl is NULL).  On failure
+   returns -1 with e.g. "probe 'x': ABI version 7, runner expects 5" in
+   err. */
 int loader_open(const char *name, struct loaded_probe *out, char *err, size_t errlen);
-/* The same checks in this process, keeping the object open with its hooks:
+/* The same checks in this process, keeping the object open with its hooks
+   (lp->p: a copy in this runner's layout whose hooks are the object's):
    for the point's own (forked) child only. */
 int loader_dlopen(const char *name, struct loaded_probe *out, char *err, size_t errlen);
 void loader_close(struct loaded_probe *lp);
 
 /* Write one parameter value (text as the spec gave it, num in base units)
-   into its field of the probe's config buffer: a choice becomes its index.
-   Returns -1 with a message when text is not one of the choices. */
+   into its field of the probe's config buffer: a choice becomes its row's
+   value.  Returns -1 with a message when text is not one of the choices. */
 int loader_set_param(const struct probe_param *pp, void *cfg, const char *text, double num,
 		     char *err, size_t errlen);
 
 /* The probe's config struct filled from a point's values (vals[i] for
-   parameter i; NULL or a NULL entry: the default), as the point's child
-   fills it.  NULL with a message (or when the probe has no config). */
+   parameter i; NULL or a NULL entry: the default): the one loop that fills
+   it, for `runner check` and for the point's child (exec.c).  NULL when the
+   probe has no config, else NULL with a message and errno ENOMEM ("out of
+   memory") or EINVAL (a value the table refuses). */
 void *loader_config(const struct loaded_probe *lp, const struct spec_val *const *vals, char *err,
 		    size_t errlen);
 

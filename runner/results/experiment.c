@@ -143,7 +143,7 @@ static json_t *probe_json(const struct loaded_probe *lp)
 	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:i,s:o,s:o}", "name", p->name,
 			 "version", p->version ? p->version : "", "summary", p->summary ? p->summary : "",
 			 "unit", p->unit ? p->unit : "", "bigger_is_better", p->bigger_is_better,
-			 "path", lp->path, "sha256", lp->sha256, "abi", (int)p->abi,
+			 "path", lp->path, "sha256", lp->sha256, "abi", (int)PROBE_ABI_MAJOR_OF(p->abi),
 			 "metrics", metrics, "params", params);
 }
 

@@ -82,7 +82,7 @@ void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_p
 {
 	json_t *pj = lp ? json_pack("{s:s,s:o,s:s,s:i,s:s}", "name", lp->p->name, "path", jsonutil_text(lp->path),
 				    "version", lp->p->version ? lp->p->version : "",
-				    "abi", (int)lp->p->abi, "sha256", lp->sha256)
+				    "abi", (int)PROBE_ABI_MAJOR_OF(lp->p->abi), "sha256", lp->sha256)
 			: json_pack("{s:s,s:n,s:n,s:n,s:n,s:o}", "name", s->probe, "path", "version",
 				    "abi", "sha256", "error", jsonutil_text(probe_err));
 	char res[600];

@@ -43,7 +43,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "serve/wire.h"
+#include "probe_wire.h"
 #include "serve/nfs.h"
 
 #define SERVE_LINE_MAX 256

@@ -219,6 +219,12 @@ int spec_override(struct spec *s, const char *assignment, char *err, size_t errl
    checks `sweep: zip` lengths.  May be called again (re-binds). */
 int spec_bind(struct spec *s, const struct probe *p, char *err, size_t errlen);
 
+/* A choice parameter's rows (probe_param.choices, ending with a NULL name):
+   the row named `name`, or NULL; and the names joined by '|', "a|b|c" (cut
+   to fit len), as binding, the loader and probe-help say them. */
+const struct probe_choice *spec_choice(const struct probe_choice *choices, const char *name);
+const char *spec_choices_text(const struct probe_choice *choices, char *buf, size_t len);
+
 void spec_free(struct spec *s);
 
 /* "did you mean" for a spec word: lib/suggest.h's rule under the spec

@@ -79,18 +79,26 @@ static int unknown_param(struct bctx *b, struct spec_pos pos, const char *path, 
 		     b->p->name, list, own);
 }
 
-static int in_choices(const char *text, const char *choices)
+const struct probe_choice *spec_choice(const struct probe_choice *choices, const char *name)
 {
-	size_t lt = strlen(text);
+	for (const struct probe_choice *c = choices; c && c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
 
-	for (const char *c = choices; c;) {
-		const char *bar = strchr(c, '|');
-		size_t l = bar ? (size_t)(bar - c) : strlen(c);
-		if (l == lt && strncmp(c, text, l) == 0)
-			return 1;
-		c = bar ? bar + 1 : NULL;
+const char *spec_choices_text(const struct probe_choice *choices, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (const struct probe_choice *c = choices; c && c->name && off < len; c++) {
+		int n = snprintf(buf + off, len - off, "%s%s", c == choices ? "" : "|", c->name);
+
+		off += n > 0 ? (size_t)n : 0;
 	}
-	return 0;
+	return buf;
 }
 
 static void fmt_typed(enum probe_param_type t, double v, char *buf, size_t len)
@@ -123,8 +131,11 @@ static int parse_typed(const struct probe_param *pp, const char *text, double *n
 	case PROBE_TIME: return units_parse(text, UNIT_TIME, num, msg, len);
 	case PROBE_DOUBLE: return units_parse(text, UNIT_PERCENT, num, msg, len);
 	case PROBE_STRING:
-		if (pp->choices && !in_choices(text, pp->choices)) {
-			snprintf(msg, len, "'%s' is not one of %s", text, pp->choices);
+		if (pp->choices && !spec_choice(pp->choices, text)) {
+			char names[512];
+
+			snprintf(msg, len, "'%s' is not one of %s", text,
+				 spec_choices_text(pp->choices, names, sizeof names));
 			return -1;
 		}
 		return 0;

@@ -95,7 +95,7 @@ static void test_loader_messages(void)
 {
 	static const struct load_case cases[] = {
 		{ "nope", "probe 'nope': not found in %1$s" },
-		{ "bad_abi", "probe 'bad_abi': ABI version 999, runner expects 4" },
+		{ "bad_abi", "probe 'bad_abi': ABI version 999, runner expects 5" },
 		{ "no_symbol",
 		  "probe 'no_symbol': %1$s/no_symbol.so does not export the symbol 'sysmeter_probe'" },
 		{ "name_mismatch",
@@ -133,7 +133,7 @@ static void test_loader_messages(void)
 		snprintf(path, sizeof path, "%s/bad_abi.so", fixdir);
 		ok(loader_open(path, &lp, err, sizeof err) == -1,
 		   "loader: path to bad_abi refused");
-		is_str(err, "probe 'bad_abi': ABI version 999, runner expects 4",
+		is_str(err, "probe 'bad_abi': ABI version 999, runner expects 5",
 		       "loader: path form names the stem");
 		snprintf(path, sizeof path, "%s/ghost.so", fixdir);
 		ok(loader_open(path, &lp, err, sizeof err) == -1, "loader: missing path refused");

@@ -21,9 +21,10 @@ static int t_setup(void *st, const void *cfg, const struct probe_host *h, char *
 	return 0;
 }
 
-static int t_sample(void *st, uint64_t it, struct probe_sample *out, char *err, size_t errlen)
+static int t_sample(void *st, uint64_t it, const struct probe_host *h,
+		    struct probe_sample *out, char *err, size_t errlen)
 {
-	(void)st, (void)it, (void)err, (void)errlen;
+	(void)st, (void)it, (void)h, (void)err, (void)errlen;
 	out->value = 1;
 	return 0;
 }
@@ -33,11 +34,13 @@ static void t_teardown(void *st)
 	(void)st;
 }
 
+static const struct probe_choice t_modes[] = { {"a", 0}, {"b", 1}, {"c", 2}, {NULL, 0} };
+
 static const struct probe_param t_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12, 0, 0},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
-	{"mode", PROBE_STRING, "a", "mode", "a|b|c", 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, 1e12, 0, 0, NULL},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0, NULL},
+	{"mode", PROBE_STRING, "a", "mode", NULL, 0, 0, 0, 0, t_modes},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe t_probe = {

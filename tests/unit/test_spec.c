@@ -23,9 +23,10 @@ static int dummy_setup(void *st, const void *cfg, const struct probe_host *h, ch
 	return 0;
 }
 
-static int dummy_sample(void *st, uint64_t it, struct probe_sample *out, char *err, size_t errlen)
+static int dummy_sample(void *st, uint64_t it, const struct probe_host *h,
+			struct probe_sample *out, char *err, size_t errlen)
 {
-	(void)st, (void)it, (void)err, (void)errlen;
+	(void)st, (void)it, (void)h, (void)err, (void)errlen;
 	out->value = 1;
 	return 0;
 }
@@ -35,15 +36,19 @@ static void dummy_teardown(void *st)
 	(void)st;
 }
 
+static const struct probe_choice tp_patterns[] = {
+	{"random", 0}, {"sequential", 1}, {"stride", 2}, {NULL, 0},
+};
+
 static const struct probe_param tp_params[] = {
-	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB, 0, 0},
-	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0},
-	{"pattern", PROBE_STRING, "random", "access order", "random|sequential|stride", 0, 0, 0, 0},
-	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10, 0, 0},
-	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1, 0, 0},
-	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0, 0, 0},
-	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"size", PROBE_SIZE, "4KiB", "working set", NULL, 1, GiB, 0, 0, NULL},
+	{"stride", PROBE_INT, "64", "bytes between loads", NULL, 1, 1 << 20, 0, 0, NULL},
+	{"pattern", PROBE_STRING, "random", "access order", NULL, 0, 0, 0, 0, tp_patterns},
+	{"wait", PROBE_TIME, "1ms", "pause", NULL, 0, 10, 0, 0, NULL},
+	{"ratio", PROBE_DOUBLE, "0.5", "a fraction", NULL, 0, 1, 0, 0, NULL},
+	{"flag", PROBE_BOOL, "false", "a switch", NULL, 0, 0, 0, 0, NULL},
+	{"label", PROBE_STRING, "x", "any text", NULL, 0, 0, 0, 0, NULL},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe tp = {
@@ -53,8 +58,8 @@ static const struct probe tp = {
 };
 
 static const struct probe_param nodef_params[] = {
-	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0, 0, 0},
-	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0},
+	{"peer", PROBE_STRING, NULL, "required", NULL, 0, 0, 0, 0, NULL},
+	{NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL},
 };
 
 static const struct probe nodef = {
@@ -587,6 +592,25 @@ static void test_suggest(void)
 	}
 }
 
+/* A choice parameter's rows: found by name, listed as "a|b|c". */
+static void test_choices(void)
+{
+	static const struct probe_choice rows[] = {
+		{"random", 7}, {"sequential", -2}, {"stride", 0}, {NULL, 0},
+	};
+	const struct probe_choice *c;
+	char buf[64];
+
+	c = spec_choice(rows, "sequential");
+	ok(c && c->value == -2, "spec_choice finds a row by name, with its value");
+	ok(!spec_choice(rows, "rnd") && !spec_choice(rows, "") && !spec_choice(NULL, "random"),
+	   "spec_choice: no such row, or no rows");
+	is_str(spec_choices_text(rows, buf, sizeof buf), "random|sequential|stride",
+	       "spec_choices_text joins the names with '|'");
+	is_str(spec_choices_text(rows, buf, 10), "random|se", "spec_choices_text cuts to fit");
+	is_str(spec_choices_text(NULL, buf, sizeof buf), "", "spec_choices_text: no rows");
+}
+
 static void test_load(void)
 {
 	char err[512], path[] = "/tmp/test_spec_XXXXXX";
@@ -630,6 +654,7 @@ int main(void)
 	test_ranges();
 	test_overrides();
 	test_suggest();
+	test_choices();
 	test_load();
 	test_sha();
 	return done_testing();

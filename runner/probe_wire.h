@@ -1,12 +1,14 @@
 /*
- * wire.h - what both ends of the `runner serve` protocol must agree on, in
- * one place: the protocol version, the SINK frame's magic and the stream
- * checksum.  The peer (serve/) and the tcp_* probes (probes/tcp_peer.h)
- * include it, so the two sides cannot drift apart.  Static inline, no
- * library: a probe links nothing of the runner's.
+ * probe_wire.h - what both ends of the `runner serve` protocol must agree
+ * on, in one place: the protocol version, the SINK frame's magic and the
+ * stream checksum.  The peer (runner/serve/) and the network probes
+ * (probes/tcp_peer.h) include it, so the two sides cannot drift apart.
+ * Installed next to probe.h (a probe built out of the tree includes only
+ * installed headers); static inline, no library: a probe links nothing of
+ * the runner's.
  */
-#ifndef SYSMETER_SERVE_WIRE_H
-#define SYSMETER_SERVE_WIRE_H
+#ifndef SYSMETER_PROBE_WIRE_H
+#define SYSMETER_PROBE_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
