@@ -162,20 +162,37 @@ setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 }
 
 @test "two runners given the same --run-id at once: exactly one gets the folder" {
-	# the folder is claimed by mkdir; a check-then-create let both in (2 of 12 tries)
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		rm -rf "$OUT"
-		"$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml \
-			>/dev/null 2>"$BATS_TEST_TMPDIR/a" & pa=$!
-		"$RUNNER" --no-report -q -o "$OUT" --run-id same tests/fixtures/specs/cli/null.yaml \
-			>/dev/null 2>"$BATS_TEST_TMPDIR/b" & pb=$!
-		ra=0; rb=0
-		wait $pa || ra=$?
-		wait $pb || rb=$?
-		echo "try $i: exits $ra $rb"
-		[ $((ra + rb)) -eq 2 ] && [ "$ra" -eq 0 -o "$rb" -eq 0 ]
-		cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" | grep -q "run folder already exists"
-	done
+	# Each runner is held at its mkdir of the run folder until both have
+	# reached it (an LD_PRELOAD barrier, tests/fixtures/preload/mkdir_barrier.c),
+	# so whatever either checks first, it checks before the other makes the
+	# folder: a check-then-create lets both in every time (left to chance it
+	# did in 2 tries of 12), mkdir as the claim lets in exactly one.
+	${CC:-cc} -shared -fPIC -O2 -o "$BATS_TEST_TMPDIR/barrier.so" \
+		"$BATS_TEST_DIRNAME/fixtures/preload/mkdir_barrier.c"
+	mkdir "$BATS_TEST_TMPDIR/barrier"
+	export SYSMETER_TEST_BARRIER_PATH="$OUT/same" SYSMETER_TEST_BARRIER_N=2 \
+		SYSMETER_TEST_BARRIER_DIR="$BATS_TEST_TMPDIR/barrier"
+	# a sanitizer build's runtime must otherwise come first
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	held() {
+		LD_PRELOAD="$BATS_TEST_TMPDIR/barrier.so" "$RUNNER" --no-report -q -o "$OUT" \
+			--run-id same tests/fixtures/specs/cli/null.yaml >/dev/null 2>"$BATS_TEST_TMPDIR/$1"
+	}
+	held a & pa=$!
+	held b & pb=$!
+	ra=0; rb=0
+	wait "$pa" || ra=$?
+	wait "$pb" || rb=$?
+	echo "exits $ra $rb"
+	cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	ls "$BATS_TEST_TMPDIR/barrier"
+	# both reached the barrier, neither gave up waiting there
+	[ "$(ls "$BATS_TEST_TMPDIR/barrier")" = "arrived.1
+arrived.2" ]
+	# one ran, the other was refused, saying why
+	[ "$(printf '%s\n' "$ra" "$rb" | sort | tr '\n' ' ')" = "0 2 " ]
+	[ "$(cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b")" = "runner: $OUT/same: run folder already exists" ]
+	[ "$(json "$OUT/same/results/null.json" 'd["points"][0]["status"]')" = ok ]
 }
 
 @test "--set overrides a spec key and is recorded" {

@@ -64,7 +64,8 @@ spec() {
 		[ "$status" -eq 0 ]
 		f=$(r "s$seed" ep)
 		far=$(json "$f" 'sum(x["estimate"] > 150 for x in d["points"][0]["rounds"])')
-		[ "$far" -ge 1 ] && [ "$far" -le 2 ]
+		[ "$far" -ge 1 ]
+		[ "$far" -le 2 ]
 		[ "$(json "$f" 'abs(d["points"][0]["estimate"] - 100) < 2')" = true ]
 		[ "$(json "$f" 'd["points"][0]["ci"][1] > 150')" = true ]
 		json "$f" '[s["message"] for s in d["points"][0]["sanity"] if s["flag"] == "outlying_rounds"][0]' |

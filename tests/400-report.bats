@@ -139,7 +139,8 @@ setup_file() {
 	main=$(grep -n '^| thread | µs | – | failed |' "$md" | cut -d: -f1)
 	sec=$(grep -n '^\*\*Secondary values\*\*' "$md" | cut -d: -f1)
 	chart=$(grep -n '^!\[Context switch\]' "$md" | cut -d: -f1)
-	[ -n "$main" ] && [ "$sec" -gt "$main" ]
+	[ -n "$main" ]
+	[ "$sec" -gt "$main" ]
 	[ -z "$chart" ] || [ "$chart" -gt "$sec" ]
 	[ "$(grep -c '^\*\*Secondary values\*\*' "$md")" -eq 1 ]
 	have_tex || return 0

@@ -9,6 +9,21 @@ teardown() { fs_teardown; }
 
 FIX=tests/fixtures/specs/fs
 
+# writing_in DIR PID: a child of PID has a file under DIR open that holds
+# data already (says which, and its size)
+writing_in() {
+	local c f n
+	for c in $(pgrep -P "$2"); do
+		for f in $(find "/proc/$c/fd" -lname "$1/*" 2>/dev/null); do
+			n=$(stat -L -c %s "$f" 2>/dev/null) || continue
+			[ "$n" -gt 0 ] || continue
+			echo "$c has $(readlink "$f") open, $n bytes written"
+			return 0
+		done
+	done
+	return 1
+}
+
 @test "file_read: probe-help lists the parameters and metrics" {
 	run "$RUNNER" probe-help file_read
 	[ "$status" -eq 0 ]
@@ -106,12 +121,9 @@ for k in pts:
 		--set file_read.params.cache=warm --set file_read.params.order=sequential \
 		>/dev/null 2>&1 &
 	pid=$!
-	# wait for the point's process (the runner's child), then let it write
-	for i in $(seq 50); do
-		pgrep -P "$pid" >/dev/null && break
-		sleep 0.1
-	done
-	sleep 1
+	# Ctrl-C once the point's process has written data into its test file
+	# (an unnamed O_TMPFILE, seen only through /proc), well before 3 GiB
+	wait_until 60 writing_in "$FSDIR" "$pid"
 	kill -INT "$pid"
 	wait "$pid" || :
 	run ls -A "$FSDIR"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The null probe: an empty timed region; harness overhead and pipeline.
 
+bats_require_minimum_version 1.5.0
 load ../helpers
 load cpu_helpers
 
@@ -18,11 +19,25 @@ timeout: 60s
 YAML
 }
 
-@test "null: probe-help describes the probe and its empty parameter table" {
-	run "$RUNNER" probe-help null
-	[ "$status" -eq 0 ]
-	[[ "$output" == *null* ]]
-	[[ "$output" == *ns* ]]
+@test "null: probe-help and list describe the probe, its unit and its empty parameter table" {
+	run -0 "$RUNNER" probe-help null
+	so=$(sed -n 's/^file: //p' <<<"$output")
+	[ "${so##*/}" = null.so ]
+	[ -f "$so" ]
+	diff -u - <(printf '%s\n' "$output") <<-EOF
+	null 1.0 - empty timed region (pt_start/pt_stop pair): harness and timing overhead
+	unit: ns
+	file: $so
+	sha256: $(sha256sum "$so" | cut -d' ' -f1)
+	parameters:
+	    (none)
+	EOF
+	# list: the same summary and unit on one line, and no parameter lines
+	# (indented) under it
+	run -0 "$RUNNER" list
+	grep -A1 '^null ' <<<"$output" >"$BATS_TEST_TMPDIR/list"
+	[ "$(head -1 "$BATS_TEST_TMPDIR/list")" = 'null             empty timed region (pt_start/pt_stop pair): harness and timing overhead [ns]' ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/list")" -eq 1 ] || [[ "$(sed -n 2p "$BATS_TEST_TMPDIR/list")" != " "* ]]
 }
 
 @test "null: a run goes through the whole pipeline with one iteration per sample" {
