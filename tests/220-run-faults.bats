@@ -156,3 +156,29 @@ status_is_manifests() {
 	[ "$rc" -eq 130 ]
 	wait_until 5 exited "$(cat "$BATS_TEST_TMPDIR/latexmk.pid")"
 }
+
+@test "a host that slows down during a run: the drift check says so, flags the rounds, the report tells" {
+	command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
+	SLOW="$BATS_TEST_DIRNAME/fixtures/specs/cli/slow_rounds.yaml"
+	"$RUNNER" -o "$OUT" --run-id d "$SLOW" >"$BATS_TEST_TMPDIR/stdout" 2>/dev/null &
+	pid=$!
+	# from round 2 on, CPU 0 (where the canary and the points run) is
+	# shared with a busy loop: the host, as the run sees it, halves its speed
+	wait_until 60 test -s "$OUT/d/results/slow_rounds.json"
+	wait_until 60 eval '[ "$(json "$OUT/d/results/slow_rounds.json" "len(d[\"points\"][0][\"rounds\"])")" -ge 2 ]'
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	rc=0
+	wait "$pid" || rc=$?
+	kill "$hog"
+	cat "$BATS_TEST_TMPDIR/stdout"
+	[ "$rc" -eq 0 ]
+	m="$OUT/d/manifest.json"
+	[ "$(json "$m" 'd["drift"]["verdict"]')" = drifted ]
+	# the rounds after the hog started are named; the first is not
+	[ "$(json "$m" '5 in d["drift"]["drifted_rounds"] and 0 not in d["drift"]["drifted_rounds"]')" = true ]
+	[ "$(json "$m" 'd["drift"]["flagged_points"]')" -ge 1 ]
+	[ "$(json "$OUT/d/results/slow_rounds.json" 'any(f["flag"] == "host_drift" for f in d["points"][0]["sanity"])')" = true ]
+	grep -q '^(host) *drifted *the host changed speed' "$BATS_TEST_TMPDIR/stdout"
+	grep -q '^\*\*Host drift\.\*\* The host changed speed during this run' "$OUT/d/report.md"
+}

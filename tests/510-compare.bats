@@ -19,10 +19,14 @@ edit_run() {
 	python3 - "$2" "$3" <<-'PY'
 	import glob, json, os, sys
 	man = json.load(open(sys.argv[1] + "/manifest.json"))
+	# a copy's differences are the ones it is given: not the host's of the
+	# run it was made from (its drift check and the points it flagged)
+	man.pop("drift", None)
 	for path in sorted(glob.glob(sys.argv[1] + "/results/*.json")):
 	    d = json.load(open(path))
 	    x = os.path.basename(path)[:-5]
 	    for i, p in enumerate(list(d["points"])):
+	        p["sanity"] = [f for f in p.get("sanity") or [] if f["flag"] != "host_drift"]
 	        exec(sys.argv[2])
 	    json.dump(d, open(path, "w"))
 	json.dump(man, open(sys.argv[1] + "/manifest.json", "w"))
@@ -214,6 +218,46 @@ slower" ]
 	run "$RUNNER" compare --fail-on regression --threshold 0.25 "$OUT/a" "$OUT/b"
 	[ "$status" -eq 0 ]
 	[ "$(verdicts "$output" | sed -n 1p)" = "within noise" ]
+}
+
+# set_drift RUN 'PYTHON': RUN's manifest "drift" set to the dict PYTHON
+set_drift() {
+	python3 - "$1" "$2" <<-'PY'
+	import json, sys
+	path = sys.argv[1] + "/manifest.json"
+	man = json.load(open(path))
+	man["drift"] = eval(sys.argv[2])
+	json.dump(man, open(path, "w"))
+	PY
+}
+
+@test "host drift: a change the host explains is not called slower or faster" {
+	synthetic
+	canary='{"canary": {"iterations": 1000, "threshold": 0.1}, "verdict": "steady", "spread": 1.02, "reference_ms": %s}'
+	# B's host 1.3x slower: point 0 (1.2x slower) and 7 (1.06x) are the
+	# host's; point 1 (faster) is not, whatever the host did
+	set_drift "$OUT/a" "$(printf "$canary" 3.0)"
+	set_drift "$OUT/b" "$(printf "$canary" 3.9)"
+	run "$RUNNER" compare --fail-on regression --json "$OUT/cmp.json" "$OUT/a" "$OUT/b"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(verdicts "$output" | sed -n '1p;2p;8p' | tr '\n' ,)" = "host drift,faster,host drift," ]
+	[[ "$output" == *"note: the host ran 1.30x slower during B than during A (a fixed canary workload): a change in that direction up to 1.48x is put down to the host, not called"* ]]
+	[ "$(json "$OUT/cmp.json" 'd["summary"]["host_drift"]')" = 2 ]
+	[ "$(json "$OUT/cmp.json" 'd["points"][0]["change"]')" = host_drift ]
+	# the same work was not timed (another canary size): no comparison of hosts
+	set_drift "$OUT/b" "$(printf "$canary" 3.9 | sed 's/1000/2000/')"
+	run "$RUNNER" compare "$OUT/a" "$OUT/b"
+	[ "$(verdicts "$output" | sed -n 1p)" = slower ]
+	# a host that drifted within B: the points it flagged are not called
+	set_drift "$OUT/b" "$(printf "$canary" 3.0 | sed 's/steady/drifted/; s/1.02/1.4/')"
+	edit_run "$OUT/b" "$OUT/b2" "
+if i == 0: p['sanity'].append({'flag': 'host_drift', 'message': 'rounds 0 ran while the host changed speed'})"
+	set_drift "$OUT/b2" "$(printf "$canary" 3.0 | sed 's/steady/drifted/; s/1.02/1.4/')"
+	run "$RUNNER" compare "$OUT/a" "$OUT/b2"
+	echo "$output"
+	[ "$(verdicts "$output" | sed -n '1p;8p' | tr '\n' ,)" = "host drift,slower," ]
+	[[ "$output" == *"note: B: the host changed speed during the run (a fixed canary workload varied 1.40x)"* ]]
 }
 
 @test "Holm: a point significant on its own is no change once 8 points are tested" {

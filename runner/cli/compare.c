@@ -23,6 +23,12 @@
  *   no change        adjusted p >= 0.05 (the interval, shown, says how
  *                    large a change this does not rule out)
  *   inconclusive     no test: fewer than 2 values on a side
+ *   host drift       slower or faster, but the host changed speed: the
+ *                    point is flagged host_drift in either run (measured
+ *                    while that run's canary moved), or the two runs'
+ *                    canaries differ beyond their threshold in the
+ *                    direction of the change and the change is at most
+ *                    DRIFT_REACH times theirs (on the log scale)
  *
  * The threshold band is symmetric on the log scale: [1/(1+t), 1+t].
  */
@@ -42,14 +48,18 @@
 #define ALPHA 0.05			/* family-wise, after Holm */
 #define LEVEL 0.95			/* of the per-point interval */
 #define MAX_KEYS 16			/* swept parameters used as a point's key */
+/* A change of up to this many times the canaries' own (log) ratio is put
+   down to the host: the canary is pure CPU work, and a point's work slows
+   at most about as much as the core does (memory and devices less). */
+#define DRIFT_REACH 1.5
 
 enum verdict {
-	V_FASTER, V_SLOWER, V_WITHIN_NOISE, V_NO_CHANGE, V_INCONCLUSIVE,
+	V_FASTER, V_SLOWER, V_WITHIN_NOISE, V_NO_CHANGE, V_DRIFT, V_INCONCLUSIVE,
 	V_ONLY_A, V_ONLY_B, V_NO_DATA_A, V_NO_DATA_B, V_NO_DATA, V_COUNT
 };
 
 static const char *const verdict_name[V_COUNT] = {
-	"faster", "slower", "within noise", "no change", "inconclusive",
+	"faster", "slower", "within noise", "no change", "host drift", "inconclusive",
 	"only in A", "only in B", "no data in A", "no data in B", "no data",
 };
 
@@ -78,6 +88,8 @@ struct cexp {
 
 struct cmp {
 	double threshold;
+	double host_ratio;		/* B's canary over A's (> 1: B's host slower); NaN */
+	double host_band;		/* the canaries' threshold, log scale */
 	enum fail_on fail_on;
 	const char *dir_a, *dir_b;
 	json_t *ma, *mb;		/* manifests */
@@ -410,6 +422,71 @@ static enum verdict decide(const struct cpoint *p, double threshold, int bigger_
 	return (p->r.ratio > 1) != (bigger_better != 0) ? V_SLOWER : V_FASTER;
 }
 
+static int flagged_drift(json_t *pt)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(pt, "sanity"), i, f)
+		if (jsonutil_str(f, "flag") && !strcmp(jsonutil_str(f, "flag"), "host_drift"))
+			return 1;
+	return 0;
+}
+
+/* Is a slower or faster point the host's doing (see the header)? */
+static int drift_explains(const struct cmp *c, const struct cpoint *p)
+{
+	int bigger = c->x[p->exp].bigger_better;
+	double hr = c->host_ratio, change;
+
+	if (p->v != V_SLOWER && p->v != V_FASTER)
+		return 0;
+	if (flagged_drift(p->pa) || flagged_drift(p->pb))
+		return 1;
+	if (!isfinite(hr) || !(fabs(log(hr)) > c->host_band))
+		return 0;
+	/* as a time ratio: > 1 is slower, whichever way the probe counts */
+	change = bigger ? 1 / p->r.ratio : p->r.ratio;
+	return (change > 1) == (hr > 1) && fabs(log(change)) <= DRIFT_REACH * fabs(log(hr));
+}
+
+/* The drift check of both runs (the manifests' "drift"): B's canary over
+   A's, and the band beyond which the hosts differed. */
+static void host_drift(struct cmp *c)
+{
+	json_t *da = json_object_get(c->ma, "drift"), *db = json_object_get(c->mb, "drift");
+	double ra = jsonutil_num(da, "reference_ms"), rb = jsonutil_num(db, "reference_ms");
+	double ta = jsonutil_num(json_object_get(da, "canary"), "threshold");
+	double ia = jsonutil_num(json_object_get(da, "canary"), "iterations");
+	double ib = jsonutil_num(json_object_get(db, "canary"), "iterations");
+
+	c->host_ratio = NAN;
+	c->host_band = log1p(isfinite(ta) && ta > 0 && ta < 1 ? ta : 0.1);
+	/* the same work on both sides, or the timings do not compare */
+	if (ra > 0 && rb > 0 && isfinite(ra) && isfinite(rb) && ia > 0 && ia == ib)
+		c->host_ratio = rb / ra;
+}
+
+static void print_drift(FILE *f, const struct cmp *c)
+{
+	json_t *d[2] = { json_object_get(c->ma, "drift"), json_object_get(c->mb, "drift") };
+
+	for (int k = 0; k < 2; k++) {
+		const char *v = jsonutil_str(d[k], "verdict");
+		if (v && !strcmp(v, "drifted"))
+			fprintf(f, "note: %s: the host changed speed during the run (a fixed canary "
+				"workload varied %.2fx): its points measured then are flagged host_drift, "
+				"and their changes are not called\n", k ? "B" : "A",
+				jsonutil_num(d[k], "spread"));
+	}
+	if (isfinite(c->host_ratio) && fabs(log(c->host_ratio)) > c->host_band)
+		fprintf(f, "note: the host ran %.2fx %s during B than during A (a fixed canary "
+			"workload): a change in that direction up to %.2fx is put down to the host, "
+			"not called\n", c->host_ratio > 1 ? c->host_ratio : 1 / c->host_ratio,
+			c->host_ratio > 1 ? "slower" : "faster",
+			exp(DRIFT_REACH * fabs(log(c->host_ratio))));
+}
+
 /* Ratios, Holm over every compared point, verdicts. */
 static int decide_all(struct cmp *c)
 {
@@ -428,6 +505,8 @@ static int decide_all(struct cmp *c)
 	for (size_t i = 0; i < c->np; i++) {
 		c->p[i].p_holm = adj[i];
 		c->p[i].v = decide(&c->p[i], c->threshold, c->x[c->p[i].exp].bigger_better);
+		if (drift_explains(c, &c->p[i]))
+			c->p[i].v = V_DRIFT;
 	}
 	rc = 0;
 out:
@@ -547,7 +626,8 @@ static void print_tally(FILE *f, const char *name, int we, const struct tally *t
 	if (isfinite(gm))
 		strf(g, sizeof g, "%.3f", gm);
 	fprintf(f, "%-*s  %6zu  %6zu  %6zu  %9zu  %12zu  %9zu  %s%s\n", we, name, t->nr, t->n[V_FASTER],
-	       t->n[V_SLOWER], t->n[V_NO_CHANGE] + t->n[V_WITHIN_NOISE], t->n[V_INCONCLUSIVE],
+	       t->n[V_SLOWER], t->n[V_NO_CHANGE] + t->n[V_WITHIN_NOISE],
+	       t->n[V_INCONCLUSIVE] + t->n[V_DRIFT],
 	       t->n[V_ONLY_A] + t->n[V_ONLY_B] + t->n[V_NO_DATA_A] + t->n[V_NO_DATA_B] +
 	       t->n[V_NO_DATA], g, what);
 }
@@ -603,7 +683,7 @@ static json_t *point_json(const struct cmp *c, const struct cpoint *p)
 {
 	const struct cexp *x = &c->x[p->exp];
 	const char *change = p->v == V_SLOWER ? "regression" : p->v == V_FASTER ? "improvement"
-			   : p->v <= V_INCONCLUSIVE ? "none" : NULL;
+			   : p->v == V_DRIFT ? "host_drift" : p->v <= V_INCONCLUSIVE ? "none" : NULL;
 	int compared = p->v <= V_INCONCLUSIVE;
 
 	return json_pack("{s:s, s:s, s:O?, s:o, s:o, s:s?, s:o, s:[oo], s:s?, s:o, s:o, s:s, s:s?}",
@@ -634,7 +714,7 @@ static int write_json(const struct cmp *c, const struct tally *all, int rc, cons
 			"notes", c->x[i].notes[0] ? c->x[i].notes : NULL,
 			"bigger_is_better", c->x[i].bigger_better));
 	j = json_pack("{s:s, s:o, s:o, s:f, s:f, s:f, s:s, s:s, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, "
-		      "s:o}, s:i}",
+		      "s:I, s:o}, s:o, s:i}",
 		      "schema", "sysmeter.compare/1", "a", run_json(c->dir_a, c->ma),
 		      "b", run_json(c->dir_b, c->mb), "threshold", c->threshold, "alpha", ALPHA,
 		      "ci_level", LEVEL, "correction", "holm", "fail_on", fail_names[c->fail_on],
@@ -643,8 +723,9 @@ static int write_json(const struct cmp *c, const struct tally *all, int rc, cons
 		      "faster", (json_int_t)all->n[V_FASTER],
 		      "unchanged", (json_int_t)(all->n[V_NO_CHANGE] + all->n[V_WITHIN_NOISE]),
 		      "inconclusive", (json_int_t)all->n[V_INCONCLUSIVE],
+		      "host_drift", (json_int_t)all->n[V_DRIFT],
 		      "geomean_time_ratio", results_num(stats_geomean(all->ratios, all->nr)),
-		      "exit_code", rc);
+		      "host_ratio", results_num(c->host_ratio), "exit_code", rc);
 	if (!j)
 		return -1;
 	if (strcmp(path, "-") == 0 && jsonutil_build_failure()) {
@@ -701,6 +782,7 @@ static int report(struct cmp *c, const struct compare_args *args)
 	fprintf(f, "A: %s\nB: %s\n", c->dir_a, c->dir_b);
 	if (ca && cb && strcmp(ca, cb) != 0)
 		fprintf(f, "note: different CPUs: A %s, B %s\n", ca, cb);
+	print_drift(f, c);
 	fprintf(f, "threshold %g%%: a change counts when its Holm-adjusted p < %g and B/A is beyond "
 	       "it\n\n", 100 * c->threshold, ALPHA);
 	print_points(f, c, we, wp);
@@ -744,6 +826,7 @@ int compare_main(const char *run_a, const char *run_b, const struct compare_args
 				goto out;
 		}
 	}
+	host_drift(&c);
 	if (decide_all(&c) < 0)
 		goto out;
 	rc = report(&c, args);

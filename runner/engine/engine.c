@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/canary.h"
 #include "engine/engine.h"
 #include "engine/experiments.h"
 #include "engine/progress.h"
@@ -76,6 +77,8 @@ struct run {
 	struct progress pg;
 	int any_failed;
 	struct serve_servers srv;	/* --peer, --nfs */
+	struct canary canary;		/* the drift check */
+	int passes;			/* passes of rounds begun */
 	int lock;			/* the run folder's lock (results_lock_run), or -1 */
 };
 
@@ -435,7 +438,9 @@ static void run_rounds(struct run *r)
 		if (!x->probe_ok)
 			finish_experiment(r, k);
 	}
-	for (int round = 0; round < most && !interrupted; round++)
+	for (int round = 0; round < most && !interrupted; round++) {
+		canary_take(&r->canary, round);
+		r->passes = round + 1;
 		for (size_t k = 0; k < r->n && !interrupted; k++) {
 			struct experiment *x = &r->e[r->order[k]];
 			if (!x->probe_ok || round >= x->planned || x->finished)
@@ -444,8 +449,90 @@ static void run_rounds(struct run *r)
 			if (round == x->planned - 1 && !interrupted)
 				finish_experiment(r, k);
 		}
+	}
+	if (r->passes)
+		canary_take(&r->canary, -1);
 	for (size_t k = 0; k < r->n; k++)
 		finish_experiment(r, k);
+}
+
+/* The rounds a point measured during a drifted pass, flagged in its JSON
+   ("host_drift"); returns 1 when the point was flagged. */
+static int flag_point(json_t *pj, const int *drifted, int passes, double spread)
+{
+	json_t *rounds = json_object_get(pj, "rounds"), *rj, *sanity;
+	char list[256] = "", msg[512];
+	size_t i, off = 0, n = 0;
+
+	json_array_foreach(rounds, i, rj) {
+		json_int_t k = json_integer_value(json_object_get(rj, "round"));
+		if (k < 0 || k >= passes || !drifted[k] || off >= sizeof list)
+			continue;
+		off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", n ? ", " : "",
+					(long long)k);
+		n++;
+	}
+	if (!n)
+		return 0;
+	snprintf(msg, sizeof msg, "round%s %s ran while the host changed speed (a fixed canary "
+		 "workload varied %.2fx over the run): this point's spread and estimate may be the "
+		 "host's", n > 1 ? "s" : "", list, spread);
+	sanity = json_object_get(pj, "sanity");
+	if (!json_is_array(sanity)) {
+		sanity = json_array();
+		jsonutil_set(pj, "sanity", sanity);
+	}
+	jsonutil_append(sanity, json_pack("{s:s,s:o}", "flag", "host_drift", "message",
+					  jsonutil_text(msg)));
+	return 1;
+}
+
+/* The drift check's verdict: in the manifest; when the host changed
+   speed, every point measured in a pass it touched is flagged (its result
+   written again) and the run says so. */
+static void check_drift(struct run *r)
+{
+	int *drifted = calloc((size_t)r->passes + 1, sizeof *drifted);
+	json_t *d;
+	size_t flagged = 0, exps = 0;
+
+	if (!drifted)
+		return;
+	d = canary_verdict(&r->canary, r->passes, drifted);
+	jsonutil_set(r->manifest, "drift", d);
+	if (strcmp(json_string_value(json_object_get(d, "verdict")), "drifted") == 0) {
+		double spread = json_number_value(json_object_get(d, "spread"));
+
+		for (size_t k = 0; k < r->n; k++) {
+			struct experiment *x = &r->e[r->order[k]];
+			json_t *pj;
+			size_t i, here = 0;
+
+			if (!x->probe_ok || !x->result)
+				continue;
+			json_array_foreach(json_object_get(x->result, "points"), i, pj)
+				here += (size_t)flag_point(pj, drifted, r->passes, spread);
+			if (here)
+				write_result(r, x);
+			flagged += here;
+			exps += here > 0;
+		}
+		char rounds[256] = "";
+		size_t off = 0;
+		for (int p = 0; p < r->passes && off < sizeof rounds; p++)
+			if (drifted[p])
+				off += (size_t)snprintf(rounds + off, sizeof rounds - off, "%s%d",
+							off ? ", " : "", p);
+		jsonutil_set(d, "flagged_points", json_integer((json_int_t)flagged));
+		if (!r->o->quiet)
+			printf("%-20s %-11s the host changed speed: a fixed canary workload varied "
+			       "%.2fx (threshold %.0f %%); %zu points of %zu experiments measured in "
+			       "round%s %s are flagged host_drift\n", "(host)", "drifted", spread,
+			       100 * CANARY_THRESHOLD, flagged, exps, strchr(rounds, ',') ? "s" : "",
+			       rounds);
+	}
+	free(drifted);
+	write_manifest(r);
 }
 
 static int stale_quiet;
@@ -494,7 +581,10 @@ static void run_all(struct run *r)
 	for (size_t i = 0; i < r->n; i++)
 		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts * (size_t)exec_rounds(&r->e[i].spec) : 1;
 	r->all_results = json_array();
+	canary_init(&r->canary);
 	run_rounds(r);
+	check_drift(r);
+	canary_free(&r->canary);
 	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 

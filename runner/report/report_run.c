@@ -39,6 +39,30 @@ static json_t *merged_view(json_t *merge)
 	return out;
 }
 
+/* The drift check's verdict as a sentence, when the host changed speed
+   during the run; null otherwise. */
+static json_t *drift_view(json_t *d)
+{
+	json_t *r, *dr = json_object_get(d, "drifted_rounds");
+	char rounds[256] = "";
+	size_t i, off = 0;
+
+	if (!jsonutil_str(d, "verdict") || strcmp(jsonutil_str(d, "verdict"), "drifted") != 0)
+		return json_null();
+	json_array_foreach(dr, i, r)
+		if (json_is_integer(r) && off < sizeof rounds)
+			off += (size_t)snprintf(rounds + off, sizeof rounds - off, "%s%lld",
+						i ? ", " : "", (long long)json_integer_value(r));
+	return report_view_strf("The host changed speed during this run: a fixed canary workload, "
+				"timed before every round, varied %.2fx (more than %.0f %% from its "
+				"median) around round%s %s. The %lld points measured in those rounds "
+				"carry the flag host_drift: their spread may be the host's.",
+				jsonutil_num(d, "spread"),
+				100 * jsonutil_num(json_object_get(d, "canary"), "threshold"),
+				json_array_size(dr) > 1 ? "s" : "", rounds,
+				(long long)json_integer_value(json_object_get(d, "flagged_points")));
+}
+
 json_t *report_run_view(json_t *man)
 {
 	json_t *m = json_object(), *mach = json_object_get(man, "machine"), *v;
@@ -85,6 +109,7 @@ json_t *report_run_view(json_t *man)
 	report_view_put(m, "origin", json_is_object(v) && jsonutil_str(v, "run") ?
 		 report_view_line(jsonutil_str(v, "run")) : json_null());
 	report_view_put(m, "merged", merged_view(json_object_get(man, "merge")));
+	report_view_put(m, "drift", drift_view(json_object_get(man, "drift")));
 	free(cmd);
 	return m;
 }

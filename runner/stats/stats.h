@@ -200,4 +200,14 @@ int stats_holm(const double *p, size_t n, double *adj);
 /* Geometric mean of the finite positive values; none: NaN. */
 double stats_geomean(const double *x, size_t n);
 
+/*
+ * Host drift (drift.c): c[0..n) are the timings of one fixed canary
+ * workload taken through a run (before each pass of rounds and after the
+ * last).  The reference is their median; off[i] = 1 where c[i] lies more
+ * than `threshold` (a fraction, 0.1 = 10 %) from it on the log scale.
+ * Returns the largest over the smallest timing (1 = perfectly steady; NaN
+ * for n = 0).
+ */
+double stats_drift(const double *c, size_t n, double threshold, double *reference, int *off);
+
 #endif

@@ -1,0 +1,163 @@
+/*
+ * canary.c - the drift check's workload (canary.h): a chain of dependent
+ * multiply-adds, one after another, so its time is the core's latency for
+ * that chain and nothing else: no memory, no system call, no branch to
+ * mispredict.  It moves with the core's clock and with time stolen from the
+ * vCPU, the two ways a host changes speed under a run.  Pinned to the CPU
+ * the points use by default, and timed against CLOCK_MONOTONIC_RAW.
+ */
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "engine/canary.h"
+#include "lib/jsonutil.h"
+#include "spec/spec.h"
+#include "stats/stats.h"
+
+#define CANARY_REPS 7			/* timings per take: the median is kept */
+#define CANARY_TARGET_S 0.002		/* one timing */
+
+static double raw_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t chain(uint64_t n)
+{
+	uint64_t x = 1;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));	/* one link at a time, never folded */
+	}
+	return x;
+}
+
+static double time_chain(uint64_t n)
+{
+	double t0 = raw_s();
+	uint64_t x = chain(n);
+
+	__asm__ volatile("" : : "r"(x));
+	return raw_s() - t0;
+}
+
+/* On the canary's CPU for the duration, then back where the runner was. */
+static int pin(const struct canary *c, cpu_set_t *old)
+{
+	cpu_set_t one;
+
+	if (c->cpu < 0 || sched_getaffinity(0, sizeof *old, old) < 0)
+		return 0;
+	CPU_ZERO(&one);
+	CPU_SET(c->cpu, &one);
+	return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+int canary_init(struct canary *c)
+{
+	cpu_set_t old;
+	int pinned;
+
+	*c = (struct canary){.iterations = 1024, .cpu = SPEC_DEFAULT_CPU};
+	pinned = pin(c, &old);
+	if (!pinned)
+		c->cpu = -1;
+	while (c->iterations < (1ULL << 40) && time_chain(c->iterations) < CANARY_TARGET_S / 4)
+		c->iterations *= 2;
+	c->iterations *= 4;
+	if (pinned)
+		sched_setaffinity(0, sizeof old, &old);
+	c->cap = 16;
+	c->ms = calloc(c->cap, sizeof *c->ms);
+	c->before = calloc(c->cap, sizeof *c->before);
+	return c->ms && c->before ? 0 : -1;
+}
+
+double canary_take(struct canary *c, int round)
+{
+	double t[CANARY_REPS], ms;
+	cpu_set_t old;
+	int pinned;
+
+	if (!c->ms)
+		return NAN;
+	if (c->n == c->cap) {
+		double *m = realloc(c->ms, 2 * c->cap * sizeof *m);
+
+		if (!m)
+			return NAN;
+		c->ms = m;
+		int *b = realloc(c->before, 2 * c->cap * sizeof *b);
+		if (!b)
+			return NAN;
+		c->before = b;
+		c->cap *= 2;
+	}
+	pinned = pin(c, &old);
+	for (int i = 0; i < CANARY_REPS; i++)
+		t[i] = time_chain(c->iterations);
+	if (pinned)
+		sched_setaffinity(0, sizeof old, &old);
+	ms = 1e3 * stats_quantile(t, CANARY_REPS, 0.5);
+	c->ms[c->n] = ms;
+	c->before[c->n] = round;
+	c->n++;
+	return ms;
+}
+
+json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
+{
+	json_t *d = json_object(), *timings = json_array(), *dr = json_array();
+	int *off = calloc(c->n + 1, sizeof *off);
+	double ref = NAN, spread = NAN;
+	int any = 0;
+
+	for (int r = 0; r < rounds; r++)
+		drifted[r] = 0;
+	if (off && c->n >= 2)
+		spread = stats_drift(c->ms, c->n, CANARY_THRESHOLD, &ref, off);
+	for (size_t i = 0; i < c->n; i++) {
+		jsonutil_append(timings, json_pack("{s:o,s:f,s:b}", "before_round",
+			c->before[i] < 0 ? json_null() : json_integer(c->before[i]), "ms", c->ms[i],
+			"off", off && c->n >= 2 && off[i]));
+		if (!off || c->n < 2 || !off[i])
+			continue;
+		/* a timing off the median: the pass after it, and the one before */
+		int after = c->before[i] < 0 ? rounds : c->before[i];
+		if (after < rounds)
+			drifted[after] = 1;
+		if (after > 0)
+			drifted[after - 1] = 1;
+	}
+	for (int r = 0; r < rounds; r++)
+		if (drifted[r]) {
+			jsonutil_append(dr, json_integer(r));
+			any = 1;
+		}
+	jsonutil_set(d, "canary", json_pack("{s:s,s:I,s:o,s:f}", "work",
+		"a chain of dependent 64-bit multiply-adds, timed 7 times, the median kept",
+		"iterations", (json_int_t)c->iterations, "cpu", c->cpu < 0 ? json_null() : json_integer(c->cpu),
+		"threshold", CANARY_THRESHOLD));
+	jsonutil_set(d, "timings", timings);
+	jsonutil_set(d, "reference_ms", isfinite(ref) ? json_real(ref) : json_null());
+	jsonutil_set(d, "spread", isfinite(spread) ? json_real(spread) : json_null());
+	jsonutil_set(d, "verdict", jsonutil_text(c->n < 2 ? "not measured" : any ? "drifted"
+							: "steady"));
+	jsonutil_set(d, "drifted_rounds", dr);
+	free(off);
+	return d;
+}
+
+void canary_free(struct canary *c)
+{
+	free(c->ms);
+	free(c->before);
+	c->ms = NULL;
+	c->before = NULL;
+}

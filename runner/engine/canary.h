@@ -1,0 +1,44 @@
+/*
+ * canary.h - the run's drift check (private to engine/): a small fixed
+ * workload timed before every pass of rounds and after the last, so that a
+ * host that changes speed during a run (a slow phase of a VM's host, a
+ * clock that drops) is seen, and the rounds it touched are named.
+ */
+#ifndef SYSMETER_ENGINE_CANARY_H
+#define SYSMETER_ENGINE_CANARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+/* A timing more than this far from the run's median (on the log scale)
+   marks a phase: 10 %, several times the canary's own spread on a calm
+   host (docs/methodology.md). */
+#define CANARY_THRESHOLD 0.10
+
+struct canary {
+	uint64_t iterations;		/* of the dependent chain: about 2 ms */
+	int cpu;			/* where it runs: the points' default CPU, or -1 */
+	double *ms;			/* timings, one per call of canary_take */
+	int *before;			/* before which pass (round) each was taken; -1: after the last */
+	size_t n, cap;
+};
+
+/* Size the workload; 0, or -1 (out of memory). */
+int canary_init(struct canary *c);
+
+/* Time the workload now (the median of a few repetitions) and record it
+   as taken before pass `round` (-1: after the last).  Returns the time in
+   ms, or NaN. */
+double canary_take(struct canary *c, int round);
+
+/* The verdict over every timing so far, for the manifest's "drift":
+   {canary{work, cpu, iterations, threshold}, timings[{before_round, ms}],
+   reference_ms, spread, verdict steady|drifted|not measured,
+   drifted_rounds[]}.  drifted[r] = 1 for each pass r (0..rounds) that a
+   timing off the median brackets. */
+json_t *canary_verdict(const struct canary *c, int rounds, int *drifted);
+
+void canary_free(struct canary *c);
+
+#endif
