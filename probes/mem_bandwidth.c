@@ -4,8 +4,11 @@
  *
  * What:   how many bytes per second the cores move between registers and
  *         the level of the hierarchy that holds `size` bytes; with the
- *         default size (8 x the last-level cache from sysfs, capped at
- *         1 GiB or 2 x LLC) that is DRAM.
+ *         default size (8 x the last-level cache the runner found, capped
+ *         at 1 GiB or 2 x LLC; 512 MiB when no LLC is known or the one
+ *         reported is implausible for the guest) that is DRAM.  The size
+ *         used is recorded in every sample (metric buffer_bytes), and a
+ *         per-thread share within 2 x the LLC is a sanity flag.
  * Unit:   GB/s (10^9 bytes per second), bigger is better.  Bytes are
  *         counted as STREAM does: read, write, write_nt and memset count
  *         the bytes of the buffer once per pass; copy and memcpy count the
@@ -74,6 +77,11 @@
 #include "probe_time.h"
 
 #define MB_SIZE_CAP (1024.0 * 1024 * 1024)	/* default size: at most this, or 2 x LLC */
+/* The default when no LLC is known (host->llc_bytes 0: none found, or a
+   socket-wide L3 a small guest cannot own): large against any cache a
+   guest really has (32 MiB per CCD, 1-2 MiB L2), small enough that every
+   round's first touch stays short. */
+#define MB_SIZE_UNKNOWN (512.0 * 1024 * 1024)
 #define MB_MAX_THREADS 256
 #define MB_CHUNK 256		/* slice sizes are a multiple of this */
 #define MB_BLOCK (64u << 10)	/* one operation: this many bytes per thread */
@@ -114,6 +122,7 @@ struct mb_state {
 	enum mb_op op;
 	int nthreads, hugepages;
 	size_t slice;
+	uint64_t llc;			/* host->llc_bytes at setup: 0 unknown */
 	struct mb_thread *th;
 	pthread_barrier_t arm;
 	int barrier_ok;
@@ -138,7 +147,8 @@ static const struct probe_param mb_params[] = {
 		{ "read", MB_READ }, { "write", MB_WRITE }, { "write_nt", MB_WRITE_NT },
 		{ "copy", MB_COPY }, { "memset", MB_MEMSET }, { "memcpy", MB_MEMCPY }),
 	PROBE_PARAM_SIZE(struct mb_cfg, size, "0",
-		"bytes per array, split among the threads; 0 = 8 x the LLC, at most 1 GiB or 2 x LLC",
+		"bytes per array, split among the threads; 0 = 8 x the LLC, at most 1 GiB or 2 x LLC "
+		"(512 MiB when no LLC is known)",
 		0, 1099511627776.0),
 	PROBE_PARAM_INT(struct mb_cfg, threads, "1",
 		"threads, each pinned to its own CPU (at most the online CPUs)",
@@ -155,6 +165,8 @@ static const struct probe_metric mb_metrics[] = {
 	  .help = "largest fraction of its run a thread did not run (other tasks, host steal)" },
 	{ .name = "retries", .unit = "count",
 	  .help = "samples discarded and taken again because a thread was off its cpu" },
+	{ .name = "buffer_bytes", .unit = "bytes",
+	  .help = "bytes per array actually used, all threads' slices together" },
 	{ .name = NULL },
 };
 
@@ -163,45 +175,6 @@ static const struct probe_metric mb_metrics[] = {
 #define MB_MAX_OFF_CPU 0.02
 /* ... and is taken again, up to this many times in all. */
 #define MB_TRIES 5
-
-/* The largest cache of cpu0 at the highest level, from sysfs; 0 if none. */
-static size_t mb_llc_bytes(void)
-{
-	size_t best = 0;
-	int best_level = 0;
-
-	for (int i = 0; i < 16; i++) {
-		char path[96], buf[32];
-		FILE *f;
-		int level = 0;
-		unsigned long kib;
-		char unit = 'K';
-
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fscanf(f, "%d", &level) != 1)
-			level = 0;
-		fclose(f);
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lu%c", &kib, &unit) < 1)
-			kib = 0;
-		fclose(f);
-		if (unit == 'M')
-			kib *= 1024;
-		if (level > best_level || (level == best_level && kib * 1024 > best)) {
-			best_level = level;
-			best = kib * 1024;
-		}
-	}
-	return best;
-}
 
 /* ---- the loops ------------------------------------------------------- */
 
@@ -479,20 +452,21 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 			 n, h->ncpus);
 		return PROBE_SKIP;
 	}
+	st->llc = h->llc_bytes;
 	if (size <= 0) {
-		size_t llc = mb_llc_bytes();
+		double llc = (double)h->llc_bytes;
 
 		/* 8 x the LLC, as lmbench sizes its buffers, but at most 1 GiB
-		   unless 2 x the LLC is more: a VM reports the host's whole L3
-		   (260 MiB on a Xeon guest here), of which it owns a share, and
-		   every round of every point first-touches the buffer again. */
-		size = llc ? 8.0 * (double)llc : 256.0 * 1024 * 1024;
-		if (llc && size > MB_SIZE_CAP)
-			size = 2.0 * (double)llc > MB_SIZE_CAP ? 2.0 * (double)llc : MB_SIZE_CAP;
+		   unless 2 x the LLC is more: every round of every point
+		   first-touches the buffer again.  No LLC known: never a size
+		   guessed from a missing fact, a large one. */
+		size = llc > 0 ? 8.0 * llc : MB_SIZE_UNKNOWN;
+		if (llc > 0 && size > MB_SIZE_CAP)
+			size = 2.0 * llc > MB_SIZE_CAP ? 2.0 * llc : MB_SIZE_CAP;
 		if (h->log)
 			h->log(h, PROBE_LOG_INFO, "mem_bandwidth: size %.0f MiB (%s)",
-			       size / 1048576, llc ? "8 x the last-level cache in sysfs, capped"
-						   : "no cache size in sysfs: 256 MiB");
+			       size / 1048576, llc > 0 ? "8 x the last-level cache, capped"
+						   : "no plausible last-level cache known: 512 MiB");
 	}
 	st->nthreads = n;
 	st->hugepages = c->hugepages;
@@ -625,6 +599,7 @@ static int mb_sample(void *state, uint64_t iterations, const struct probe_host *
 	out->extra[0] = fast ? (double)slow / (double)fast - 1 : NAN;
 	out->extra[1] = off;
 	out->extra[2] = tries < MB_TRIES ? tries : MB_TRIES - 1;
+	out->extra[3] = (double)st->slice * st->nthreads;
 	if (off > MB_MAX_OFF_CPU) {
 		out->flags |= PROBE_SAMPLE_INVALID;
 		snprintf(out->note, sizeof(out->note), "a thread was off the cpu for %.1f%% of "
@@ -640,6 +615,14 @@ static int mb_sample(void *state, uint64_t iterations, const struct probe_host *
 static int mb_sanity(void *state, char *err, size_t errlen)
 {
 	const struct mb_state *st = state;
+
+	/* each thread's slice should be far beyond what the caches hold */
+	if (st->llc && (double)st->slice <= 2.0 * (double)st->llc) {
+		snprintf(err, errlen, "each thread's share of the buffer (%.1f MiB) is within 2 x the "
+			 "last-level cache (%.1f MiB): caches may serve part of it, and N threads "
+			 "can beat N x one", (double)st->slice / 1048576, (double)st->llc / 1048576);
+		return -1;
+	}
 
 	for (int i = 0; i < st->nthreads; i++) {
 		const struct mb_thread *t = &st->th[i];

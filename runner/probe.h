@@ -51,7 +51,7 @@
  * PROBE_ABI(major, minor); PROBE_ABI_VERSION is this header's.  The runner
  * reads it before any other field and refuses a probe of another major
  * ("ABI version 4, runner expects 5") or of a newer minor than its own
- * ("ABI version 5.2, runner expects 5.0 to 5.1": the probe may rely on
+ * ("ABI version 5.3, runner expects 5.0 to 5.2": the probe may rely on
  * what this runner does not know).  A probe built for an older minor of
  * the same major loads: within a major the structs a probe provides
  * (struct probe, probe_param, probe_metric, probe_choice) only ever grow
@@ -74,7 +74,9 @@
  * (struct probe_choice, probe_param.choices appended), and the config
  * field receives the row's value; 5.0's "a|b|c" text (then called
  * `choices`, now `choices_text`), whose field received the index, still
- * loads.
+ * loads.  ABI 5.2: probe_host.llc_bytes appended (the last-level cache as
+ * the runner knows it, sysfs or CPUID, 0 when unknown or implausible), so
+ * a probe that sizes a working set from the LLC never reads sysfs itself.
  */
 #ifndef SYSMETER_PROBE_H
 #define SYSMETER_PROBE_H
@@ -86,7 +88,7 @@
 
 /* The ABI's version: a probe sets .abi = PROBE_ABI_VERSION. */
 #define PROBE_ABI_MAJOR 5
-#define PROBE_ABI_MINOR 1
+#define PROBE_ABI_MINOR 2
 #define PROBE_ABI(major, minor) (((unsigned)(major) << 16) | (unsigned)(minor))
 #define PROBE_ABI_VERSION PROBE_ABI(PROBE_ABI_MAJOR, PROBE_ABI_MINOR)
 /* The major and minor of an `abi` value; the ABIs before 5 were a single
@@ -270,6 +272,11 @@ struct probe_host {
 	/* (ABI 4) The spec's `command:` with this point's parameters
 	   substituted, for the command probe; NULL for every other probe. */
 	const struct probe_command *command;
+	/* (ABI 5.2) The last-level cache, one instance, in bytes, from the
+	   run's machine description (sysfs, else CPUID); 0 when unknown, or
+	   when implausible for this machine (a socket-wide L3 reported to a
+	   small guest): a probe then uses a size safe without it. */
+	uint64_t llc_bytes;
 };
 
 struct probe {

@@ -395,11 +395,11 @@ abi_points() {
 
 @test "abi_newer, abi_major: a newer minor or another major is refused with the exact message" {
 	tmp_spec abi_newer
-	load_fails abi_newer "probe 'abi_newer': ABI version 5.2, runner expects 5.0 to 5.1"
+	load_fails abi_newer "probe 'abi_newer': ABI version 5.3, runner expects 5.0 to 5.2"
 	rm -rf "$OUT"
 	tmp_spec abi_major
 	load_fails abi_major "probe 'abi_major': ABI version 6.0, runner expects 5"
-	help_fails abi_newer "probe 'abi_newer': ABI version 5.2, runner expects 5.0 to 5.1"
+	help_fails abi_newer "probe 'abi_newer': ABI version 5.3, runner expects 5.0 to 5.2"
 }
 
 @test "bad_choice: choice rows that break a rule are refused at load time, each with its message" {

@@ -73,6 +73,7 @@ struct run {
 	uint64_t seed;
 	char run_id[256], dir[4096], scratch[4096];
 	double tsc_hz;
+	uint64_t llc_bytes;		/* the machine's last-level cache, for probes; 0 */
 	json_t *machine, *manifest, *all_results;
 	struct progress pg;
 	int any_failed;
@@ -137,6 +138,34 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 {
 	(void)sb; (void)flag; (void)ftw;
 	return remove(p);
+}
+
+/* The largest data or unified cache of the machine description, one
+   instance, unless the description calls it implausible ("plausible":
+   false, a socket's L3 reported to a small guest); 0 when none. */
+static uint64_t llc_of(const json_t *machine)
+{
+	const json_t *c;
+	uint64_t best = 0;
+	int level = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(machine, "caches"), i, c) {
+		const char *type = json_string_value(json_object_get(c, "type"));
+		json_int_t size = json_integer_value(json_object_get(c, "size_bytes"));
+		int lv = (int)json_integer_value(json_object_get(c, "level"));
+
+		if ((type && !strcmp(type, "Instruction")) || size <= 0 || lv < level)
+			continue;
+		if (json_is_false(json_object_get(c, "plausible"))) {
+			best = 0;	/* the last level is unknown, not the one below it */
+			level = lv;
+			continue;
+		}
+		best = (uint64_t)size;
+		level = lv;
+	}
+	return best;
 }
 
 /* --- the folder ------------------------------------------------------------ */
@@ -305,7 +334,7 @@ static void run_round(struct run *r, struct experiment *x, size_t pi, int round,
 	struct exec_ctx ctx = {
 		.seed = round ? mix64(pseed ^ mix64((uint64_t)round)) : pseed,
 		.scratch_root = r->scratch, .peer = serve_peer_addr(&r->srv.peer),
-		.peer_token = r->srv.token, .tsc_hz = r->tsc_hz,
+		.peer_token = r->srv.token, .tsc_hz = r->tsc_hz, .llc_bytes = r->llc_bytes,
 		.nfs_url = serve_nfs_url(nfs), .nfs_local_dir = serve_nfs_local_dir(nfs),
 		.nfs_label = serve_nfs_label(nfs), .nfs_error = serve_nfs_error(nfs),
 		.nfs_cpu = serve_nfs_cpu(nfs),
@@ -410,6 +439,8 @@ static void finish_experiment(struct run *r, size_t k)
 		fprintf(stderr, "\r\033[K");
 	if (x->probe_ok && x->spec.n_findings && !cut)
 		results_findings(&x->spec, x->result, r->machine);
+	if (x->probe_ok)
+		results_scaling_flags(x->result);
 	const char *st = results_status(points, cut);
 	jsonutil_set(x->result, "status", jsonutil_text(st));
 	write_result(r, x);
@@ -720,6 +751,7 @@ int engine_run(const struct engine_request *rq)
 		new_manifest(&r);
 	if (rc != EXIT_OK)
 		goto out;
+	r.llc_bytes = llc_of(r.machine);
 	run_with_servers(&r);
 	rc = finish(&r);
 out:

@@ -730,6 +730,7 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	host.seed = ctx->seed;
 	host.peer = ctx->peer;
 	host.tsc_hz = ctx->tsc_hz;
+	host.llc_bytes = ctx->llc_bytes;
 	host.cpu = pinned ? s->cpu : -1;
 	host.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	host.privileged = geteuid() == 0;

@@ -61,6 +61,7 @@ struct exec_ctx {
 	const char *nfs_url, *nfs_local_dir, *nfs_label, *nfs_error;
 	int nfs_cpu;			/* the namespace server's CPU, -1 */
 	double tsc_hz;
+	uint64_t llc_bytes;		/* probe_host.llc_bytes: 0 unknown or implausible */
 	int quick, verbose;
 	const char *probe_dir;
 	/* The round this call measures (0-based) of `rounds`: a round takes

@@ -497,6 +497,9 @@ static const struct abi_minor {
 	/* 5.1: probe_param.choices, rows {name, value} */
 	{ sizeof(struct probe), sizeof(struct probe_param), sizeof(struct probe_metric),
 	  sizeof(struct probe_choice) },
+	/* 5.2: probe_host.llc_bytes (a struct the runner provides: no change here) */
+	{ sizeof(struct probe), sizeof(struct probe_param), sizeof(struct probe_metric),
+	  sizeof(struct probe_choice) },
 };
 
 /* 5.0's struct probe_param ended where 5.1's `choices` begins: the

@@ -109,6 +109,11 @@ int results_restore_rounds(const json_t *saved, const struct spec *s,
 			   size_t n_pts, int planned, struct point_result **rounds,
 			   size_t *n_rounds, char *err, size_t errlen);
 
+/* Points of a throughput (bigger is better) swept over `threads` whose N
+   threads beat N x the same point with one thread by more than 10 % get
+   the sanity flag superlinear_scaling (scaling.c).  Returns how many. */
+size_t results_scaling_flags(json_t *result);
+
 /* --- the run folder (folder.c) ------------------------------------------ */
 
 /* A run id: UTC time and 6 hex digits of `salt` ("20261125T013000Z-1a2b3c"),
