@@ -67,7 +67,7 @@ setup_file() {
 	[ "$(grep '^## ' "$md" | tr '\n' '/')" = \
 	  "## Machine/## CPU and OS services/## Memory/## Network/## File system/## Harness/## Summary/" ]
 	[ "$(grep '^### ' "$md" | tr '\n' '/')" = \
-	  "### Timer overhead/### System call/### Context switch/### RAM access time/### Page fault service time/### RAM bandwidth/### TCP round trip/### Read APIs/### Harness overhead/" ]
+	  "### Can these numbers be trusted here?/### Timer overhead/### System call/### Context switch/### RAM access time/### Page fault service time/### RAM bandwidth/### TCP round trip/### Read APIs/### Harness overhead/" ]
 	grep -q '^\\documentclass' "$tex"
 	grep -qx '\\begin{document}' "$tex"
 	[ "$(tail -1 "$tex")" = '\end{document}' ]
@@ -363,4 +363,34 @@ setup_file() {
 	# otherwise the same report as the golden one
 	have gnuplot || return 0
 	diff <(grep -v '^!\[' "$GOLDEN/report.md" | cat -s) <(cat -s "$R/report.md")
+}
+
+@test "report: the environment section says what each recorded fact does to the numbers" {
+	cp -R "$FIXTURE" "$BATS_TEST_TMPDIR/env"
+	python3 - "$BATS_TEST_TMPDIR/env/manifest.json" <<-'PY'
+	import json, sys
+	p = sys.argv[1]; d = json.load(open(p)); m = d["machine"]
+	m.update(vulnerabilities={"meltdown": "Mitigation: PTI"}, pcid=False, clocksource="kvm-clock",
+	         smt={"active": True}, load_avg=[1.6, 1.0, 0.5], cpus_online=2,
+	         cmdline="BOOT_IMAGE=/vmlinuz root=/dev/vda1 pti=on clocksource=kvm-clock tsc=unstable quiet -- isolcpus=1")
+	d["drift"] = {"canary": {"threshold": 0.1, "iterations": 1000}, "verdict": "drifted",
+	              "spread": 1.8, "drifted_rounds": [0, 1], "flagged_points": 7}
+	json.dump(d, open(p, "w"))
+	PY
+	run "$RUNNER" report --format md "$BATS_TEST_TMPDIR/env"
+	[ "$status" -eq 0 ]
+	sec=$(sed -n '/^### Can these numbers be trusted here?/,/^\*Measured\*/p' "$BATS_TEST_TMPDIR/env/report.md")
+	echo "$sec"
+	[[ "$sec" == *"**A virtual machine: kvm.** Other guests share"* ]]
+	[[ "$sec" == *"**Kernel page-table isolation (PTI), without PCID.** Every kernel entry switches page tables and, without PCID, flushes the TLB"* ]]
+	[[ "$sec" == *"**The kernel's clock is kvm-clock, not the TSC.**"* ]]
+	[[ "$sec" == *"**Drift check: the host changed speed (the canary varied 1.80x).** 7 points"* ]]
+	[[ "$sec" == *"**Load average 1.60 on 2 CPUs at the start.** Other work was running"* ]]
+	[[ "$sec" == *"**SMT (hyperthreading) is on.**"* ]]
+	# only the options that change measurements, and none of init's after --
+	[[ "$sec" == *"**Kernel options: pti=on clocksource=kvm-clock tsc=unstable.**"* ]]
+	[[ "$sec" != *"isolcpus"* ]]
+	[[ "$sec" != *"BOOT\_IMAGE"* ]]
+	# a fact not recorded gives no row: the fixture has no core clock, no drift check
+	[[ "$(sed -n '/^### Can these numbers/,/^\*Measured\*/p' "$FULL/report.md")" != *"Drift check"* ]]
 }

@@ -3,6 +3,7 @@
  * summary in the report's order, the counts, the run and machine blocks
  * (report_model.h).
  */
+#include "report/report_env.h"
 #include "report/report_model.h"
 #include "report/report_experiment.h"
 #include "report/report_run.h"
@@ -126,6 +127,7 @@ static json_t *build(struct report_model *rm, json_t *man)
 	report_view_put(view, "run", report_run_view(man));
 	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine"),
 							  json_object_get(man, "nfs")));
+	report_view_put(view, "environment", report_env_rows(man));
 	report_view_put(view, "groups", groups);
 	report_view_put(view, "experiments", all);
 	report_view_put(view, "summary", summary);

@@ -1,0 +1,230 @@
+/*
+ * report_env.c - the environment section (report_env.h).  The machine
+ * table lists facts; this section says, per fact, what it does to the
+ * numbers of this run, so a reader on a VM with PTI and no PCID learns why
+ * getpid costs a microsecond before comparing it with a textbook.  Every
+ * sentence is chosen by a recorded fact; nothing is said of a fact the run
+ * did not record.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/jsonutil.h"
+#include "report/report_env.h"
+#include "report/report_view.h"
+
+static void row(json_t *rows, json_t *fact, json_t *consequence)
+{
+	json_t *r = json_object();
+
+	report_view_put(r, "fact", fact);
+	report_view_put(r, "consequence", consequence);
+	jsonutil_append(rows, r);
+}
+
+static void virtual_machine(json_t *rows, json_t *m)
+{
+	const char *v = jsonutil_str(m, "virtualization");
+
+	if (!v || !strncmp(v, "none", 4))
+		return;
+	row(rows, report_view_strf("A virtual machine: %s", v),
+	    report_view_str("Other guests share the host's cores, caches and memory: expect more "
+			    "variation between runs than on bare metal. Waking an idle vCPU costs tens of microseconds, which cross-CPU "
+			    "figures include."));
+}
+
+/* Kernel page-table isolation, and whether PCID spares the TLB. */
+static void pti(json_t *rows, json_t *m)
+{
+	const char *meltdown = jsonutil_str(json_object_get(m, "vulnerabilities"), "meltdown");
+	json_t *pcid = json_object_get(m, "pcid");
+
+	if (!meltdown)
+		return;
+	if (!strstr(meltdown, "PTI")) {
+		row(rows, report_view_strf("No kernel page-table isolation (meltdown: %s)", meltdown),
+		    report_view_str("Entering the kernel switches no page tables: system calls and "
+				    "process switches cost what the hardware and kernel code cost."));
+		return;
+	}
+	if (json_is_true(pcid))
+		row(rows, report_view_str("Kernel page-table isolation (PTI), with PCID"),
+		    report_view_str("Every kernel entry switches page tables; PCID keeps the TLB "
+				    "entries, so system calls pay the switch but not a TLB refill."));
+	else
+		row(rows, report_view_strf("Kernel page-table isolation (PTI), %s",
+					   json_is_false(pcid) ? "without PCID" : "PCID not known"),
+		    report_view_str("Every kernel entry switches page tables and, without PCID, "
+				    "flushes the TLB: system calls, process switches and page faults "
+				    "cost several times what they cost without PTI, and memory access "
+				    "right after them refills the TLB."));
+}
+
+static void clocksource(json_t *rows, json_t *m)
+{
+	const char *cs = jsonutil_str(m, "clocksource");
+
+	if (!cs)
+		return;
+	if (!strcmp(cs, "tsc"))
+		row(rows, report_view_str("The kernel's clock is the TSC"),
+		    report_view_str("clock_gettime reads the TSC in the vDSO, without entering the "
+				    "kernel: the timer costs tens of nanoseconds."));
+	else if (!strcmp(cs, "kvm-clock") || !strcmp(cs, "xen") || !strcmp(cs, "hyperv_clocksource_tsc_page"))
+		row(rows, report_view_strf("The kernel's clock is %s, not the TSC", cs),
+		    report_view_str("clock_gettime reads the hypervisor's paravirtual clock in the "
+				    "vDSO (the TSC scaled by the host's figures): a little dearer than "
+				    "the TSC itself. The probes time with the TSC, calibrated at the "
+				    "start of the run."));
+	else
+		row(rows, report_view_strf("The kernel's clock is %s", cs),
+		    report_view_str("This clock cannot be read in the vDSO: clock_gettime enters the "
+				    "kernel, so the timer and every probe timed with it cost about a "
+				    "system call more."));
+}
+
+/* The core clock as measured against the TSC, when the machine has it. */
+static void core_clock(json_t *rows, json_t *m)
+{
+	double core = jsonutil_num(m, "core_hz"), tsc = jsonutil_num(m, "tsc_hz");
+
+	if (!(tsc > 0))
+		return;
+	if (!(core > 0)) {
+		row(rows, report_view_strf("TSC at %.3g GHz; the core clock was not measured",
+					   tsc / 1e9),
+		    report_view_str("Cycle counts in this report are TSC ticks (time x TSC "
+				    "frequency), not core cycles."));
+		return;
+	}
+	double r = core / tsc;
+	row(rows, report_view_strf("Core clock %.3g GHz measured, TSC %.3g GHz (%.2fx)", core / 1e9,
+				   tsc / 1e9, r),
+	    fabs(r - 1) <= 0.03
+		    ? report_view_str("The core ran at the TSC's rate: a TSC tick is a core cycle "
+				      "here, within 3 %.")
+		    : report_view_strf("A TSC tick is not a core cycle here: a core cycle is %.2f "
+				       "ticks. Count cycles from the core clock, not from the TSC.",
+				       1 / r));
+}
+
+static void drift(json_t *rows, json_t *man)
+{
+	json_t *d = json_object_get(man, "drift");
+	const char *v = jsonutil_str(d, "verdict");
+
+	if (!v)
+		return;
+	if (!strcmp(v, "steady"))
+		row(rows, report_view_strf("Drift check: steady (a fixed canary workload varied "
+					   "%.2fx over the run)", jsonutil_num(d, "spread")),
+		    report_view_str("The host's CPU speed held during the run: it does not explain "
+				    "the spread between rounds (a slower disk or a busier memory bus "
+				    "would not show here)."));
+	else if (!strcmp(v, "drifted"))
+		row(rows, report_view_strf("Drift check: the host changed speed (the canary varied "
+					   "%.2fx)", jsonutil_num(d, "spread")),
+		    report_view_strf("%lld points measured while it did carry the flag host_drift: "
+				     "their intervals may hold the host's change, and a comparison "
+				     "with another run should not rest on them.",
+				     (long long)json_integer_value(json_object_get(d, "flagged_points"))));
+}
+
+static void load(json_t *rows, json_t *m)
+{
+	json_t *la = json_object_get(m, "load_avg");
+	double l1 = json_number_value(json_array_get(la, 0));
+	double cpus = (double)json_integer_value(json_object_get(m, "cpus_online"));
+
+	if (!json_is_number(json_array_get(la, 0)) || !(cpus > 0))
+		return;
+	if (l1 >= 0.5 * cpus)
+		row(rows, report_view_strf("Load average %.2f on %.0f CPUs at the start", l1, cpus),
+		    report_view_str("Other work was running: it competes for the CPUs, caches and "
+				    "memory the points use, and widens their intervals."));
+	else
+		row(rows, report_view_strf("Load average %.2f on %.0f CPUs at the start", l1, cpus),
+		    report_view_str("Little other work was running when the run began (by the "
+				    "one-minute load average; a later burst would show in the drift "
+				    "check)."));
+}
+
+static void smt(json_t *rows, json_t *m)
+{
+	json_t *s = json_object_get(m, "smt");
+
+	if (json_is_true(json_object_get(s, "active")))
+		row(rows, report_view_str("SMT (hyperthreading) is on"),
+		    report_view_str("Two CPUs may be one core: a sibling's work slows a measurement, "
+				    "and two threads placed on siblings share one core's caches and "
+				    "ports."));
+}
+
+static void governor(json_t *rows, json_t *m)
+{
+	const char *g = jsonutil_str(m, "governor");
+
+	if (g && !strcmp(g, "performance"))
+		return;
+	row(rows, report_view_str(g ? g : "CPU frequency governor unknown (no cpufreq here)"),
+	    report_view_str(g ? "The core clock may change with the load during the run; a "
+				"measured core clock and the drift check, where the run has them, "
+				"say whether it did."
+			      : "The clock may change under the run without the guest knowing; a "
+				"measured core clock and the drift check, where the run has them, "
+				"say whether it did."));
+}
+
+/* The kernel command line's options that change measurements. */
+static void cmdline(json_t *rows, json_t *m)
+{
+	static const char *const keys[] = { "mitigations", "pti", "nopti", "clocksource", "tsc",
+					    "isolcpus", "nohz", "nohz_full", "idle", "intel_idle",
+					    "processor.max_cstate", "nosmt", "spectre_v2" };
+	const char *c = jsonutil_str(m, "cmdline");
+	char out[1024] = "", word[256];
+	size_t off = 0;
+
+	if (!c)
+		return;
+	while (*c) {
+		size_t n = strcspn(c, " ");
+		snprintf(word, sizeof word, "%.*s", (int)n, c);
+		if (!strcmp(word, "--"))
+			break;	/* what follows is init's, not the kernel's */
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			size_t kl = strlen(keys[k]);
+			if (!strncmp(word, keys[k], kl) && (word[kl] == '=' || !word[kl]) &&
+			    off < sizeof out) {
+				off += (size_t)snprintf(out + off, sizeof out - off, "%s%s",
+							off ? " " : "", word);
+				break;
+			}
+		}
+		c += n;
+		c += strspn(c, " ");
+	}
+	if (off)
+		row(rows, report_view_strf("Kernel options: %s", out),
+		    report_view_str("These change what the kernel does on the paths the probes time "
+				    "(mitigations, page-table isolation, the clock, idle states, "
+				    "isolated CPUs); the whole command line is in manifest.json."));
+}
+
+json_t *report_env_rows(json_t *man)
+{
+	json_t *rows = json_array(), *m = json_object_get(man, "machine");
+
+	virtual_machine(rows, m);
+	pti(rows, m);
+	clocksource(rows, m);
+	core_clock(rows, m);
+	drift(rows, man);
+	load(rows, m);
+	smt(rows, m);
+	governor(rows, m);
+	cmdline(rows, m);
+	return rows;
+}
