@@ -143,23 +143,6 @@ static const struct probe_metric cs_metrics[] = {
 
 enum { X_RT, X_PIPE, X_FUTEX, X_CPU_A, X_CPU_B };
 
-/* A sample's clock: the TSC at hz (host->tsc_hz), or clock_gettime's ns
-   when hz is 0 (no calibrated counter, or no TSC on this architecture). */
-static inline double cs_hz(const struct probe_host *h)
-{
-	return PT_HAVE_TSC ? h->tsc_hz : 0;
-}
-
-static inline uint64_t cs_t0(double hz)
-{
-	return hz > 0 ? pt_start() : pt_clock_ns();
-}
-
-static inline uint64_t cs_t1(double hz)
-{
-	return hz > 0 ? pt_stop() : pt_clock_ns();
-}
-
 static inline double cs_ns(double hz, uint64_t t)
 {
 	return hz > 0 ? pt_ticks_to_ns(t, hz) : (double)t;
@@ -535,19 +518,19 @@ static int cs_overhead(struct cs_state *s, double hz, uint64_t n, uint64_t *tick
 	char c = TOK;
 
 	if (s->futex) {
-		t0 = cs_t0(hz);
+		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			cs_futex(&s->sh->self, FUTEX_WAKE, 1, s->process);
 			cs_futex(&s->sh->self, FUTEX_WAIT, 1, s->process);
 		}
-		t1 = cs_t1(hz);
+		t1 = pt_end(hz);
 	} else {
-		t0 = cs_t0(hz);
+		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			if (write(s->self[1], &c, 1) != 1 || read(s->self[0], &c, 1) != 1)
 				goto fail;
 		}
-		t1 = cs_t1(hz);
+		t1 = pt_end(hz);
 	}
 	*ticks = t1 - t0;
 	return 0;
@@ -565,17 +548,17 @@ static int cs_round_trips(struct cs_state *s, double hz, uint64_t n, uint64_t *t
 
 	if (s->futex) {
 		atomic_store(&s->sh->cmd, CMD_TOKEN);
-		t0 = cs_t0(hz);
+		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++)
 			cs_futex_rt(s->sh, s->process);
-		t1 = cs_t1(hz);
+		t1 = pt_end(hz);
 	} else {
-		t0 = cs_t0(hz);
+		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			if (write(s->ab[1], &c, 1) != 1 || read(s->ba[0], &c, 1) != 1)
 				goto fail;
 		}
-		t1 = cs_t1(hz);
+		t1 = pt_end(hz);
 		if (c != TOK) {
 			snprintf(err, errlen, "token came back as 0x%02x", (unsigned char)c);
 			return -EPROTO;
@@ -595,7 +578,7 @@ static int cs_sample(void *state, uint64_t iterations, const struct probe_host *
 	uint64_t n = iterations ? iterations : 1, half = n / 2;
 	uint64_t ov1 = 0, ov2 = 0, rt = 0;
 	struct cs_report rep;
-	double rt_ns, ov_ns, hz = cs_hz(h);
+	double rt_ns, ov_ns, hz = pt_clock_hz(h->tsc_hz);
 	int rc, cpu_a;
 
 	errno = 0;

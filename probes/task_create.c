@@ -110,23 +110,6 @@ static const struct probe_metric tc_metrics[] = {
 	{ 0 }
 };
 
-/* A sample's clock: the TSC at hz (host->tsc_hz), or clock_gettime's ns
-   when hz is 0 (no calibrated counter, or no TSC on this architecture). */
-static inline double tc_hz(const struct probe_host *h)
-{
-	return PT_HAVE_TSC ? h->tsc_hz : 0;
-}
-
-static inline uint64_t tc_t0(double hz)
-{
-	return hz > 0 ? pt_start() : pt_clock_ns();
-}
-
-static inline uint64_t tc_t1(double hz)
-{
-	return hz > 0 ? pt_stop() : pt_clock_ns();
-}
-
 /* Wait for child `pid`.  Returns 1 when reaped with exit status 0, 0 when
    nohang and still running, or a negative errno with a message. */
 static int tc_reap(struct tc_state *s, pid_t pid, int nohang, char *err, size_t errlen)
@@ -236,7 +219,7 @@ static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char
 	switch (s->m) {
 	case TC_FORK:
 	case TC_FORK_WAIT:
-		t0 = tc_t0(hz);
+		t0 = pt_begin(hz);
 		pid = fork();
 		if (pid == 0)
 			_exit(0);
@@ -244,7 +227,7 @@ static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char
 			s->pending = pid;
 			rc = tc_reap(s, pid, 0, err, errlen);
 		}
-		t1 = tc_t1(hz);
+		t1 = pt_end(hz);
 		if (pid < 0) {
 			rc = -errno;
 			snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -252,9 +235,9 @@ static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char
 		}
 		break;
 	case TC_VFORK:
-		t0 = tc_t0(hz);
+		t0 = pt_begin(hz);
 		pid = tc_vfork();
-		t1 = tc_t1(hz);
+		t1 = pt_end(hz);
 		if (pid < 0) {
 			rc = -errno;
 			snprintf(err, errlen, "vfork: %s", strerror(errno));
@@ -262,13 +245,13 @@ static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char
 		}
 		break;
 	case TC_SPAWN:
-		t0 = tc_t0(hz);
+		t0 = pt_begin(hz);
 		e = posix_spawn(&pid, s->helper, NULL, NULL, argv, envp);
 		if (e == 0) {
 			s->pending = pid;
 			rc = tc_reap(s, pid, 0, err, errlen);
 		}
-		t1 = tc_t1(hz);
+		t1 = pt_end(hz);
 		if (e != 0) {
 			snprintf(err, errlen, "posix_spawn %s: %s", s->helper, strerror(e));
 			return -e;
@@ -277,11 +260,11 @@ static int tc_op(struct tc_state *s, double hz, uint64_t *ticks, int *done, char
 	case TC_PTHREAD:
 	case TC_PTHREAD_JOIN:
 		atomic_store_explicit(&s->thread_done, 0, memory_order_relaxed);
-		t0 = tc_t0(hz);
+		t0 = pt_begin(hz);
 		rc = pthread_create(&thr, NULL, tc_thread, &s->thread_done);
 		if (rc == 0 && s->m == TC_PTHREAD_JOIN)
 			rc = pthread_join(thr, NULL);
-		t1 = tc_t1(hz);
+		t1 = pt_end(hz);
 		if (rc != 0) {
 			snprintf(err, errlen, "pthread_%s: %s",
 				 s->m == TC_PTHREAD ? "create" : "create/join", strerror(rc));
@@ -321,7 +304,7 @@ static int tc_sample(void *state, uint64_t iterations, const struct probe_host *
 {
 	struct tc_state *s = state;
 	uint64_t sum = 0, ndone = 0;
-	double hz = tc_hz(h);
+	double hz = pt_clock_hz(h->tsc_hz);
 
 	if (iterations == 0)
 		iterations = 1;

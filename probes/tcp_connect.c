@@ -137,7 +137,7 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 /* The clock: the TSC when hz > 0, else clock_gettime's ns. */
 static inline uint64_t cn_t(double hz, int stop)
 {
-	return hz > 0 ? (stop ? pt_stop() : pt_start()) : pt_clock_ns();
+	return stop ? pt_end(hz) : pt_begin(hz);
 }
 
 /* One connection, timed at hz (cn_t): setup and teardown ticks added; 0, or
@@ -215,7 +215,7 @@ static int cn_sample(void *state, uint64_t iterations, const struct probe_host *
 	uint64_t setup = 0, down = 0, ok = 0, errors = 0;
 	char first[200] = "";
 	int tw, cpu = -1, rc;
-	double hz = PT_HAVE_TSC ? h->tsc_hz : 0;	/* 0: clock_gettime's ns */
+	double hz = pt_clock_hz(h->tsc_hz);	/* 0: clock_gettime's ns */
 
 	if ((rc = cn_ports(s, iterations, &tw, err, errlen)) < 0)
 		return rc;

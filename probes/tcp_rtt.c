@@ -218,7 +218,7 @@ static int rtt_sample(void *state, uint64_t iterations, const struct probe_host 
 		      struct probe_sample *out, char *err, size_t errlen)
 {
 	struct rtt_state *s = state;
-	double sum = 0, hz = PT_HAVE_TSC ? h->tsc_hz : 0;	/* 0: clock_gettime's ns */
+	double sum = 0, hz = pt_clock_hz(h->tsc_hz);	/* 0: clock_gettime's ns */
 
 	if (iterations > s->cap) {
 		double *n = realloc(s->times, iterations * sizeof *n);
@@ -231,13 +231,13 @@ static int rtt_sample(void *state, uint64_t iterations, const struct probe_host 
 		uint64_t no = ++s->msgno, t0, t1;
 
 		memcpy(s->out, &no, s->size < 8 ? s->size : 8);
-		t0 = hz > 0 ? pt_start() : pt_clock_ns();
+		t0 = pt_begin(hz);
 		if (tp_write_all(s->fd, s->out, s->size) < 0 || tp_read_all(s->fd, s->in, s->size) < 0) {
 			snprintf(err, errlen, "round trip %llu to %s: %s", (unsigned long long)no,
 				 s->t.where, tp_io_error());
 			return -EPIPE;
 		}
-		t1 = hz > 0 ? pt_stop() : pt_clock_ns();
+		t1 = pt_end(hz);
 		if (memcmp(s->in, s->out, s->size) != 0) {
 			snprintf(err, errlen, "message %llu came back altered", (unsigned long long)no);
 			return -EPROTO;

@@ -93,6 +93,13 @@ static inline double pt_ticks_to_ns(uint64_t ticks, double hz)
 	return hz > 0 ? (double)ticks * 1e9 / hz : (double)ticks;
 }
 
+/* A sample's clock, chosen once per sample: the counter at hz (the host's
+   calibrated host->tsc_hz) where there is one, else clock_gettime's ns
+   (hz 0).  pt_ticks_to_ns converts either. */
+static inline double pt_clock_hz(double tsc_hz) { return PT_HAVE_TSC ? tsc_hz : 0; }
+static inline uint64_t pt_begin(double hz) { return hz > 0 ? pt_start() : pt_clock_ns(); }
+static inline uint64_t pt_end(double hz) { return hz > 0 ? pt_stop() : pt_clock_ns(); }
+
 /* Compiler barrier: memory may not be cached in registers across it. */
 #define pt_barrier() __asm__ volatile("" : : : "memory")
 

@@ -382,20 +382,6 @@ out:
 	return rc;
 }
 
-/* UTC time, "-merged-" and a hash of the pid: sorts with the runs. */
-static void merge_run_id(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	size_t n;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
-	n = strlen(buf);
-	snprintf(buf + n, len - n, "-merged-%06lx",
-		 (unsigned long)(((unsigned long)getpid() * 2654435761UL) ^ (unsigned long)t) & 0xffffff);
-}
-
 /* Build in tmp, render, rename to final, repoint latest. */
 static int build(const char *out_dir, const char *run_id, const struct pick *p, size_t np,
 		 json_t *m, const struct cli_opts *o)
@@ -479,7 +465,8 @@ int merge_main(char **runs, size_t n, const struct cli_opts *o)
 	if (o->run_id)
 		snprintf(id, sizeof id, "%s", o->run_id);
 	else
-		merge_run_id(id, sizeof id);
+		results_run_id(id, sizeof id, "merged-",
+			       ((uint64_t)getpid() * 2654435761u) ^ (uint64_t)time(NULL));
 	m = merged_manifest(id, o, srcs, n, p, (size_t)np, newest, changes);
 	if (!o->quiet)
 		for (long j = 0; j < np; j++) {

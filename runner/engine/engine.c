@@ -181,7 +181,7 @@ static int new_folder(struct run *r)
 	if (r->o->run_id)
 		snprintf(r->run_id, sizeof r->run_id, "%s", r->o->run_id);
 	else
-		results_run_id(r->run_id, sizeof r->run_id, mix64(r->seed ^ (uint64_t)getpid()));
+		results_run_id(r->run_id, sizeof r->run_id, "", mix64(r->seed ^ (uint64_t)getpid()));
 	for (size_t i = 0; specs && i < r->n; i++)
 		specs[i] = &r->e[i].spec;
 	rc = specs ? results_folder_create(r->o->out_dir, r->run_id, specs, r->n, r->dir,

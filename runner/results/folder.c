@@ -11,7 +11,7 @@
 #include "results/results.h"
 #include "spec/spec.h"
 
-void results_run_id(char *buf, size_t len, uint64_t salt)
+void results_run_id(char *buf, size_t len, const char *tag, uint64_t salt)
 {
 	time_t t = time(NULL);
 	struct tm tm;
@@ -20,7 +20,7 @@ void results_run_id(char *buf, size_t len, uint64_t salt)
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
 	n = strlen(buf);
-	snprintf(buf + n, len - n, "-%06llx", (unsigned long long)(salt & 0xffffff));
+	snprintf(buf + n, len - n, "-%s%06llx", tag, (unsigned long long)(salt & 0xffffff));
 }
 
 int results_folder_create(const char *out_dir, const char *run_id,

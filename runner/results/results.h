@@ -116,9 +116,10 @@ size_t results_scaling_flags(json_t *result);
 
 /* --- the run folder (folder.c) ------------------------------------------ */
 
-/* A run id: UTC time and 6 hex digits of `salt` ("20261125T013000Z-1a2b3c"),
-   so ids sort by time and two runs started in the same second differ. */
-void results_run_id(char *buf, size_t len, uint64_t salt);
+/* A run id: UTC time, `tag` and 6 hex digits of `salt`
+   ("20261125T013000Z-1a2b3c", "...Z-merged-1a2b3c"), so ids sort by time
+   and two runs started in the same second differ. */
+void results_run_id(char *buf, size_t len, const char *tag, uint64_t salt);
 
 /* OUT_DIR/RUN_ID claimed atomically (of two runners given one --run-id,
    exactly one gets it), with results/ and specs/<name>.yaml holding each
