@@ -7,8 +7,9 @@
  *         default size (8 x the last-level cache the runner found, capped
  *         at 1 GiB or 2 x LLC; 512 MiB when no LLC is known or the one
  *         reported is implausible for the guest) that is DRAM.  The size
- *         used is recorded in every sample (metric buffer_bytes), and a
- *         per-thread share within 2 x the LLC is a sanity flag.
+ *         used is recorded in every sample (metric buffer_bytes), and with
+ *         the default size a per-thread share within 2 x the LLC is a
+ *         sanity flag.
  * Unit:   GB/s (10^9 bytes per second), bigger is better.  Bytes are
  *         counted as STREAM does: read, write, write_nt and memset count
  *         the bytes of the buffer once per pass; copy and memcpy count the
@@ -122,7 +123,9 @@ struct mb_state {
 	enum mb_op op;
 	int nthreads, hugepages;
 	size_t slice;
-	uint64_t llc;			/* host->llc_bytes at setup: 0 unknown */
+	uint64_t llc;			/* host->llc_bytes when the size was defaulted
+					   (meant to be DRAM); 0: unknown, or a size
+					   the spec chose (a cache, on purpose) */
 	struct mb_thread *th;
 	pthread_barrier_t arm;
 	int barrier_ok;
@@ -452,8 +455,8 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 			 n, h->ncpus);
 		return PROBE_SKIP;
 	}
-	st->llc = h->llc_bytes;
 	if (size <= 0) {
+		st->llc = h->llc_bytes;
 		double llc = (double)h->llc_bytes;
 
 		/* 8 x the LLC, as lmbench sizes its buffers, but at most 1 GiB
@@ -616,7 +619,8 @@ static int mb_sanity(void *state, char *err, size_t errlen)
 {
 	const struct mb_state *st = state;
 
-	/* each thread's slice should be far beyond what the caches hold */
+	/* a default size means DRAM: each thread's slice should be far beyond
+	   what the caches hold */
 	if (st->llc && (double)st->slice <= 2.0 * (double)st->llc) {
 		snprintf(err, errlen, "each thread's share of the buffer (%.1f MiB) is within 2 x the "
 			 "last-level cache (%.1f MiB): caches may serve part of it, and N threads "
