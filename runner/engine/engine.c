@@ -248,6 +248,7 @@ static int keep_experiment(struct run *r, size_t k, struct experiment *x)
 	if (results_status_finished(json_string_value(json_object_get(me, "status")))) {
 		x->result = json_deep_copy(saved);
 		x->finished = 1;
+		x->kept_whole = 1;
 		jsonutil_set(kept, x->spec.name, jsonutil_text("finished"));
 		return EXIT_OK;
 	}
@@ -258,6 +259,9 @@ static int keep_experiment(struct run *r, size_t k, struct experiment *x)
 		return EXIT_USAGE;
 	}
 	x->result = json_deep_copy(saved);
+	x->n_kept = calloc(x->n_pts + 1, sizeof *x->n_kept);
+	for (size_t p = 0; x->n_kept && p < x->n_pts; p++)
+		x->n_kept[p] = x->n_rounds[p];
 	jsonutil_set(kept, x->spec.name, json_pack("{s:I}", "rounds", (json_int_t)n));
 	return EXIT_OK;
 }
@@ -487,9 +491,10 @@ static void run_rounds(struct run *r)
 		finish_experiment(r, k);
 }
 
-/* The rounds a point measured during a drifted pass, flagged in its JSON
+/* The rounds a point measured during a drifted pass of this run (not the
+   first `kept` rounds, measured before it), flagged in its JSON
    ("host_drift"); returns 1 when the point was flagged. */
-static int flag_point(json_t *pj, const int *drifted, int passes, double spread)
+static int flag_point(json_t *pj, size_t kept, const int *drifted, int passes, double spread)
 {
 	json_t *rounds = json_object_get(pj, "rounds"), *rj, *sanity;
 	char list[256] = "", msg[512];
@@ -497,7 +502,7 @@ static int flag_point(json_t *pj, const int *drifted, int passes, double spread)
 
 	json_array_foreach(rounds, i, rj) {
 		json_int_t k = json_integer_value(json_object_get(rj, "round"));
-		if (k < 0 || k >= passes || !drifted[k] || off >= sizeof list)
+		if (k < (json_int_t)kept || k >= passes || !drifted[k] || off >= sizeof list)
 			continue;
 		off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", n ? ", " : "",
 					(long long)k);
@@ -539,10 +544,11 @@ static void check_drift(struct run *r)
 			json_t *pj;
 			size_t i, here = 0;
 
-			if (!x->probe_ok || !x->result)
-				continue;
+			if (!x->probe_ok || !x->result || x->kept_whole)
+				continue;	/* a finished experiment kept is left as it was */
 			json_array_foreach(json_object_get(x->result, "points"), i, pj)
-				here += (size_t)flag_point(pj, drifted, r->passes, spread);
+				here += (size_t)flag_point(pj, x->n_kept && i < x->n_pts ? x->n_kept[i] : 0,
+							   drifted, r->passes, spread);
 			if (here)
 				write_result(r, x);
 			flagged += here;

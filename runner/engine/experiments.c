@@ -245,6 +245,7 @@ void experiments_free(struct experiment *e, size_t n)
 		}
 		free(e[i].rounds);
 		free(e[i].n_rounds);
+		free(e[i].n_kept);
 		plan_points_free(e[i].pts, e[i].n_pts);
 		json_decref(e[i].result);
 		spec_free(&e[i].spec);

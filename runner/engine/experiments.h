@@ -29,6 +29,11 @@ struct experiment {
 	struct point_result **rounds;	/* per point: its rounds so far */
 	size_t *n_rounds;
 	int finished;			/* status, findings and summary done */
+	/* A run that goes on in its folder: the experiment was finished there
+	   and is kept as it is (kept_whole), or each point's first
+	   n_kept[p] rounds were measured before this run (NULL: none). */
+	int kept_whole;
+	size_t *n_kept;
 };
 
 /* The request's experiments, each with its probe resolved and its points
