@@ -45,6 +45,7 @@
 
 #include "stats/stats.h"
 #include "lib/hmac.h"
+#include "lib/monotonic.h"
 #include "lib/units.h"
 
 #define ITER_CAP (1ULL << 40)		/* most operations per sample */
@@ -111,14 +112,6 @@ void exec_result_free(struct point_result *r)
 	free(r->samples);
 	r->samples = NULL;
 	r->n_samples = 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -326,9 +319,9 @@ static void child_sample(struct child *c, uint64_t iters, struct probe_sample *s
 		child_fail(c, "prepare", rc, err);
 	}
 	memset(smp, 0, sizeof *smp);
-	t0 = now_s();
+	t0 = monotonic_s();
 	rc = c->p->sample(c->state, iters, c->host, smp, err, sizeof err);
-	*elapsed = now_s() - t0;
+	*elapsed = monotonic_s() - t0;
 	if (rc != 0) {
 		err[sizeof err - 1] = '\0';
 		child_fail(c, "sample", rc, err);
@@ -382,12 +375,12 @@ static uint64_t child_iterations(struct child *c)
 	}
 	if (s->min_sample_time <= 0)
 		return n;
-	t0 = now_s();
+	t0 = monotonic_s();
 	for (;;) {
 		child_sample(c, n, &smp, &dt);
 		if (dt >= s->min_sample_time || n >= ITER_CAP)
 			break;
-		if (now_s() - t0 >= CALIBRATE_BUDGET) {
+		if (monotonic_s() - t0 >= CALIBRATE_BUDGET) {
 			/* Out of time: extrapolate from the last sample. */
 			if (dt > 0) {
 				double want = ceil((double)n * s->min_sample_time / dt);
@@ -480,7 +473,7 @@ static void child_send_warmup(struct child *c, int taken, const char *why)
 static void child_warmup(struct child *c, uint64_t iters, int round_n, struct window *w)
 {
 	struct probe_sample smp;
-	double t0 = now_s(), dt;
+	double t0 = monotonic_s(), dt;
 	const char *why;
 	int taken = 0;
 
@@ -512,7 +505,7 @@ static void child_warmup(struct child *c, uint64_t iters, int round_n, struct wi
 			why = "cap_count";
 			break;
 		}
-		if (now_s() - t0 >= EXEC_WARMUP_MAX_TIME) {
+		if (monotonic_s() - t0 >= EXEC_WARMUP_MAX_TIME) {
 			why = "cap_time";
 			break;
 		}
@@ -537,7 +530,7 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 	int min = exec_round_share(s->reps.min > 0 ? s->reps.min : 1, rounds, round);
 	int max = adaptive && s->reps.max > s->reps.min ? exec_round_share(s->reps.max, rounds, round) : min;
 	double max_time = s->reps.max_time / rounds;
-	double *vals = NULL, t0 = now_s(), dt;
+	double *vals = NULL, t0 = monotonic_s(), dt;
 	size_t nvals = 0, cap = 0, next_check = 0;
 
 	if (max < min)
@@ -567,7 +560,7 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 		}
 		if (i + 1 < min)
 			continue;
-		if (max_time > 0 && now_s() - t0 >= max_time)
+		if (max_time > 0 && monotonic_s() - t0 >= max_time)
 			break;
 		/* A bootstrap CI costs 2000 resamples of n: past 64 samples,
 		   look again only after ~3 % more, so all the checks together
@@ -930,7 +923,7 @@ static int parent_reap(pid_t pid)
 	kill(-pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	t0 = now_s();
+	t0 = monotonic_s();
 	for (;;) {
 		pid_t r = waitpid(-pid, &x, WNOHANG);
 
@@ -938,7 +931,7 @@ static int parent_reap(pid_t pid)
 			continue;
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || now_s() - t0 > REAP_BUDGET)
+		if (r < 0 || monotonic_s() - t0 > REAP_BUDGET)
 			break;	/* ECHILD: none left */
 		kill(-pid, SIGKILL);
 		usleep(1000);
@@ -957,7 +950,7 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	sigset_t block, old;
 	int pfd[2], pidfd, eof = 0, exited = 0, subreaper = 0, rc = 0, st, strays;
 	enum point_status killed = PT_OK;
-	double t0 = now_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
+	double t0 = monotonic_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
 	pid_t pid, self = getpid();
 
 	memset(out, 0, sizeof *out);
@@ -1019,7 +1012,7 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 		struct timespec ts, *tsp = NULL;
 		nfds_t n = 0;
 		int ipipe = -1, ipid = -1;
-		double left = deadline > 0 ? deadline - now_s() : -1;
+		double left = deadline > 0 ? deadline - monotonic_s() : -1;
 
 		if (ctx->interrupted && *ctx->interrupted) {
 			killed = PT_INTERRUPTED;
@@ -1119,6 +1112,6 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 			snprintf(out->sanity_msg, sizeof out->sanity_msg,
 				 "left processes that outlived SIGKILL for 2 s (cgroup %s kept)", cg.path);
 	}
-	out->elapsed_s = now_s() - t0;
+	out->elapsed_s = monotonic_s() - t0;
 	return rc;
 }

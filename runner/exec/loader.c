@@ -30,6 +30,7 @@
  * calling process, for the point's own child (exec.c), which needs hooks.
  */
 #include "exec/loader.h"
+#include "lib/monotonic.h"
 #include "lib/text.h"
 
 #include <dirent.h>
@@ -1062,14 +1063,6 @@ static double load_timeout(void)
 	return *end == '\0' && t > 0 ? t : LOAD_TIMEOUT;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Read fd to EOF into w; returns 0, or -1 when the deadline passed first. */
 static int read_until(int fd, struct wbuf *w, double deadline)
 {
@@ -1077,7 +1070,7 @@ static int read_until(int fd, struct wbuf *w, double deadline)
 
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		double left = deadline - mono_s();
+		double left = deadline - monotonic_s();
 		ssize_t got;
 		int rc;
 
@@ -1170,7 +1163,7 @@ static int meta_child(const char *stem, char *path, struct loaded_probe *out, ch
 		meta_child_main(stem, path, pfd[1]);
 	}
 	close(pfd[1]);
-	late = read_until(pfd[0], &w, mono_s() + limit) < 0;
+	late = read_until(pfd[0], &w, monotonic_s() + limit) < 0;
 	close(pfd[0]);
 	if (late)
 		kill(pid, SIGKILL);
@@ -1273,7 +1266,7 @@ int loader_check_configs(const struct loaded_probe *lp, void *const *cfgs, size_
 		check_child_main(lp, cfgs, n, pfd[1]);
 	}
 	close(pfd[1]);
-	late = read_until(pfd[0], &w, mono_s() + load_timeout()) < 0;
+	late = read_until(pfd[0], &w, monotonic_s() + load_timeout()) < 0;
 	close(pfd[0]);
 	if (late)
 		kill(pid, SIGKILL);
