@@ -130,15 +130,15 @@ int supervise_wait(struct supervise *c, struct pollfd *fds, nfds_t nfds, double 
 	if (c->exited && !open_fds)
 		return SUPERVISE_EXITED;	/* nothing left to wait for */
 	open_pidfd(c);
-	if (interrupted) {
-		sigemptyset(&block);
-		sigaddset(&block, SIGINT);
-		sigaddset(&block, SIGTERM);
-		sigprocmask(SIG_BLOCK, &block, &old);
-		during = old;
-		sigdelset(&during, SIGINT);
-		sigdelset(&during, SIGTERM);
-	}
+	/* SIGINT and SIGTERM come in only inside the poll: a handler that sets
+	   *interrupted cannot slip between its check and the wait */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	during = old;
+	sigdelset(&during, SIGINT);
+	sigdelset(&during, SIGTERM);
 	while (!ev) {
 		double left = deadline > 0 ? deadline - monotonic_s() : -1;
 
@@ -147,10 +147,9 @@ int supervise_wait(struct supervise *c, struct pollfd *fds, nfds_t nfds, double 
 		else if (deadline > 0 && left <= 0)
 			ev = kill_for(c, SUPERVISE_TIMEOUT);
 		else
-			ev = poll_once(c, fds, nfds, left, interrupted ? &during : NULL);
+			ev = poll_once(c, fds, nfds, left, &during);
 	}
-	if (interrupted)
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ev;
 }
 

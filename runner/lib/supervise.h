@@ -87,12 +87,12 @@ void supervise_adopt(struct supervise *c, pid_t pid);
    one of fds (nfds <= SUPERVISE_MAX_FDS; an fd < 0 is skipped, as poll
    does) has revents (set in fds), the child ended, the deadline (a
    monotonic_s() time, 0: none) passed or *interrupted (NULL: none) was
-   set; for these two the child's group has been killed (SIGKILL).  With
-   interrupted, SIGINT and SIGTERM are blocked except inside the poll, so
-   a handler that sets the flag cannot slip between its check and the
-   wait.  After the child ended, waits on the fds alone (none given:
-   returns SUPERVISE_EXITED at once).  -1 with errno when poll fails (the
-   child runs on: kill or reap it). */
+   set; for these two the child's group has been killed (SIGKILL).
+   SIGINT and SIGTERM are blocked during the call except inside the poll
+   (whatever the caller's mask), so a handler that sets the flag cannot
+   slip between its check and the wait.  After the child ended, waits on
+   the fds alone (none given: returns SUPERVISE_EXITED at once).  -1 with
+   errno when poll fails (the child runs on: kill or reap it). */
 int supervise_wait(struct supervise *c, struct pollfd *fds, nfds_t nfds, double deadline,
 		   volatile sig_atomic_t *interrupted);
 
