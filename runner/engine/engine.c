@@ -23,6 +23,7 @@
 #include "engine/progress.h"
 #include "lib/exitcode.h"
 #include "lib/jsonutil.h"
+#include "lib/monotonic.h"
 #include "machine/machine.h"
 #include "report/report.h"
 #include "results/results.h"
@@ -55,13 +56,6 @@ static void catch_signals(void)
 	write_failed = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* One run of the request, from the run folder to the report. */
@@ -360,7 +354,7 @@ static void run_round(struct run *r, struct experiment *x, size_t pi, int round,
 		json_decref(pt_text);
 	}
 	res = &x->rounds[pi][x->n_rounds[pi]];
-	double started = now_s() - r->pg.t0;
+	double started = monotonic_s() - r->pg.t0;
 	if (exec_point(&ctx, &x->spec, &x->lp, pt, res) < 0)
 		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res->reason);
 	res->started_s = started;
@@ -614,7 +608,7 @@ static void run_all(struct run *r)
 		exec_mark_scratch(r->scratch);
 	}
 
-	r->pg = (struct progress){.quiet = r->o->quiet, .tty = isatty(2), .t0 = now_s()};
+	r->pg = (struct progress){.quiet = r->o->quiet, .tty = isatty(2), .t0 = monotonic_s()};
 	for (size_t i = 0; i < r->n; i++)
 		r->pg.total_all += r->e[i].probe_ok ? r->e[i].n_pts * (size_t)exec_rounds(&r->e[i].spec) : 1;
 	r->all_results = json_array();

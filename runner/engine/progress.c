@@ -5,17 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine/progress.h"
+#include "lib/monotonic.h"
 #include "lib/units.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void progress_on_sample(void *arg, const struct point_result *r)
 {
@@ -34,7 +27,7 @@ void progress_on_sample(void *arg, const struct point_result *r)
 	for (size_t i = 0; i < n; i++)
 		sd += (vals[i] - mean) * (vals[i] - mean);
 	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : NAN;
-	double el = now_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
+	double el = monotonic_s() - pg->t0, per = pg->done_all ? el / (double)pg->done_all : NAN;
 	double eta = per * (double)(pg->total_all - pg->done_all);
 	char eta_txt[32] = "?", what[64] = "";
 	if (isfinite(eta))

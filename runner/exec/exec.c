@@ -11,14 +11,15 @@
  * PIPE_BUF, so each message arrives whole.  The child only ever leaves
  * through _exit().
  *
- * The parent waits with ppoll() on the pipe and on a pidfd of the child
- * (so a dead child is noticed even when a grandchild still holds the pipe),
- * with SIGINT/SIGTERM blocked except inside ppoll() so the runner's handler
- * cannot slip between the check of *ctx->interrupted and the wait.  On a
- * timeout or an interrupt it kills the child's process group.  After the
- * child is gone it kills the group again (strays), reaps the child and,
- * being a child subreaper for the duration of the point, every orphan of
- * that group, and removes the scratch directory if the child could not.
+ * The parent supervises the child with lib/supervise: it waits on the pipe
+ * and on the child (a pidfd, so a dead child is noticed even when a
+ * grandchild still holds the pipe), with SIGINT/SIGTERM blocked except
+ * inside the wait so the runner's handler cannot slip between the check of
+ * *ctx->interrupted and the wait.  On a timeout or an interrupt the child's
+ * process group is killed.  After the child is gone the group is killed
+ * again (strays), the child reaped and, the runner being a child subreaper
+ * for the duration of the point, every orphan of that group, then the
+ * point's cgroup; the scratch directory is removed if the child could not.
  */
 #include "exec/exec.h"
 #include "exec/exec_command.h"
@@ -38,18 +39,16 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "stats/stats.h"
 #include "lib/hmac.h"
+#include "lib/monotonic.h"
+#include "lib/supervise.h"
 #include "lib/units.h"
 
 #define ITER_CAP (1ULL << 40)		/* most operations per sample */
 #define CALIBRATE_BUDGET 2.0		/* seconds spent calibrating at most */
-#define REAP_BUDGET 5.0			/* seconds to wait for killed strays */
 #define ERRLEN 256			/* probe hooks' error buffer */
 #define MSG_TEXT 480
 
@@ -111,14 +110,6 @@ void exec_result_free(struct point_result *r)
 	free(r->samples);
 	r->samples = NULL;
 	r->n_samples = 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -326,9 +317,9 @@ static void child_sample(struct child *c, uint64_t iters, struct probe_sample *s
 		child_fail(c, "prepare", rc, err);
 	}
 	memset(smp, 0, sizeof *smp);
-	t0 = now_s();
+	t0 = monotonic_s();
 	rc = c->p->sample(c->state, iters, c->host, smp, err, sizeof err);
-	*elapsed = now_s() - t0;
+	*elapsed = monotonic_s() - t0;
 	if (rc != 0) {
 		err[sizeof err - 1] = '\0';
 		child_fail(c, "sample", rc, err);
@@ -382,12 +373,12 @@ static uint64_t child_iterations(struct child *c)
 	}
 	if (s->min_sample_time <= 0)
 		return n;
-	t0 = now_s();
+	t0 = monotonic_s();
 	for (;;) {
 		child_sample(c, n, &smp, &dt);
 		if (dt >= s->min_sample_time || n >= ITER_CAP)
 			break;
-		if (now_s() - t0 >= CALIBRATE_BUDGET) {
+		if (monotonic_s() - t0 >= CALIBRATE_BUDGET) {
 			/* Out of time: extrapolate from the last sample. */
 			if (dt > 0) {
 				double want = ceil((double)n * s->min_sample_time / dt);
@@ -480,7 +471,7 @@ static void child_send_warmup(struct child *c, int taken, const char *why)
 static void child_warmup(struct child *c, uint64_t iters, int round_n, struct window *w)
 {
 	struct probe_sample smp;
-	double t0 = now_s(), dt;
+	double t0 = monotonic_s(), dt;
 	const char *why;
 	int taken = 0;
 
@@ -512,7 +503,7 @@ static void child_warmup(struct child *c, uint64_t iters, int round_n, struct wi
 			why = "cap_count";
 			break;
 		}
-		if (now_s() - t0 >= EXEC_WARMUP_MAX_TIME) {
+		if (monotonic_s() - t0 >= EXEC_WARMUP_MAX_TIME) {
 			why = "cap_time";
 			break;
 		}
@@ -537,7 +528,7 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 	int min = exec_round_share(s->reps.min > 0 ? s->reps.min : 1, rounds, round);
 	int max = adaptive && s->reps.max > s->reps.min ? exec_round_share(s->reps.max, rounds, round) : min;
 	double max_time = s->reps.max_time / rounds;
-	double *vals = NULL, t0 = now_s(), dt;
+	double *vals = NULL, t0 = monotonic_s(), dt;
 	size_t nvals = 0, cap = 0, next_check = 0;
 
 	if (max < min)
@@ -567,7 +558,7 @@ static void child_repetitions(struct child *c, uint64_t iters, const struct wind
 		}
 		if (i + 1 < min)
 			continue;
-		if (max_time > 0 && now_s() - t0 >= max_time)
+		if (max_time > 0 && monotonic_s() - t0 >= max_time)
 			break;
 		/* A bootstrap CI costs 2000 resamples of n: past 64 samples,
 		   look again only after ~3 % more, so all the checks together
@@ -692,7 +683,6 @@ static void child_main(const struct exec_ctx *ctx, const struct spec *s,
 	uint64_t iters;
 	int rc, pinned;
 
-	setpgid(0, 0);
 	point_cgroup_enter(cg);	/* before the probe can start anything */
 	child_sanitise(parent);
 	pinned = child_place(&c);
@@ -911,40 +901,23 @@ static int parent_drain(struct parent *pa, int fd, unsigned char *buf, size_t *h
 	}
 }
 
-static int child_exited(pid_t pid)
+/* What the point's child needs, through supervise_spawn. */
+struct child_args {
+	const struct exec_ctx *ctx;
+	const struct spec *s;
+	const struct loaded_probe *lp;
+	const struct plan_point *pt;
+	const struct point_cgroup *cg;
+	int pfd[2];
+	pid_t parent;
+};
+
+static void child_start(void *arg)
 {
-	siginfo_t si;
+	const struct child_args *a = arg;
 
-	memset(&si, 0, sizeof si);
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-		return errno == ECHILD;
-	return si.si_pid == pid;
-}
-
-/* Kill what is left of the group, reap the child and every orphan of the
-   group that came to us as subreaper.  Returns the child's wait status. */
-static int parent_reap(pid_t pid)
-{
-	double t0;
-	int st = 0, x;
-
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	t0 = now_s();
-	for (;;) {
-		pid_t r = waitpid(-pid, &x, WNOHANG);
-
-		if (r > 0)
-			continue;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || now_s() - t0 > REAP_BUDGET)
-			break;	/* ECHILD: none left */
-		kill(-pid, SIGKILL);
-		usleep(1000);
-	}
-	return st;
+	close(a->pfd[0]);
+	child_main(a->ctx, a->s, a->lp, a->pt, a->pfd[1], a->parent, a->cg);
 }
 
 int exec_point(const struct exec_ctx *ctx, const struct spec *s,
@@ -955,11 +928,14 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	struct point_cgroup cg;
 	unsigned char buf[16 * sizeof(struct msg)];
 	size_t have = 0;
+	struct supervise child;
+	struct supervise_end end;
+	struct child_args start = { .ctx = ctx, .s = s, .lp = lp, .pt = pt, .cg = &cg,
+				     .parent = getpid() };
 	sigset_t block, old;
-	int pfd[2], pidfd, eof = 0, exited = 0, subreaper = 0, rc = 0, st, strays;
+	int *pfd = start.pfd, eof = 0, exited = 0, subreaper = 0, rc = 0, strays;
 	enum point_status killed = PT_OK;
-	double t0 = now_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
-	pid_t pid, self = getpid();
+	double t0 = monotonic_s(), deadline = s->timeout > 0 ? t0 + s->timeout : 0;
 
 	memset(out, 0, sizeof *out);
 	out->status = PT_OK;
@@ -988,18 +964,12 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	fflush(NULL);
 
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		child_main(ctx, s, lp, pt, pfd[1], self, &cg);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
+	if (supervise_spawn(&child, child_start, &start) < 0) {
 		int e = errno;
 
 		close(pfd[0]);
+		close(pfd[1]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (!subreaper)
 			prctl(PR_SET_CHILD_SUBREAPER, 0);
@@ -1007,77 +977,46 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 		snprintf(out->reason, sizeof out->reason, "cannot fork: %s", strerror(e));
 		return -1;
 	}
-	setpgid(pid, pid);	/* also here: no window where kill(-pid) misses */
+	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-#ifdef SYS_pidfd_open
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	pidfd = -1;
-#endif
 
 	while (!exited) {
-		struct pollfd fds[2];
-		struct timespec ts, *tsp = NULL;
-		nfds_t n = 0;
-		int ipipe = -1, ipid = -1;
-		double left = deadline > 0 ? deadline - now_s() : -1;
+		struct pollfd fd = { .fd = eof ? -1 : pfd[0], .events = POLLIN };
+		int ev = supervise_wait(&child, &fd, 1, deadline, ctx->interrupted);
 
-		if (ctx->interrupted && *ctx->interrupted) {
-			killed = PT_INTERRUPTED;
-			break;
-		}
-		if (deadline > 0 && left <= 0) {
-			killed = PT_TIMEOUT;
-			break;
-		}
-		if (!eof) {
-			ipipe = (int)n;
-			fds[n++] = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
-		}
-		if (pidfd >= 0) {
-			ipid = (int)n;
-			fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-		} else if (left < 0 || left > 0.02) {
-			left = 0.02;	/* no pidfd: look at the child every 20 ms */
-		}
-		if (left >= 0) {
-			ts.tv_sec = (time_t)left;
-			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-			tsp = &ts;
-		}
-		if (ppoll(fds, n, tsp, &old) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (ev < 0) {
 			killed = PT_FAILED;
 			snprintf(out->reason, sizeof out->reason, "poll: %s", strerror(errno));
 			break;
 		}
-		if (ipipe >= 0 && fds[ipipe].revents)
+		if (ev & SUPERVISE_INTERRUPTED) {
+			killed = PT_INTERRUPTED;
+			break;
+		}
+		if (ev & SUPERVISE_TIMEOUT) {
+			killed = PT_TIMEOUT;
+			break;
+		}
+		if (ev & SUPERVISE_READABLE)
 			eof = parent_drain(&pa, pfd[0], buf, &have);
-		if (ipid >= 0 && fds[ipid].revents)
+		if (ev & SUPERVISE_EXITED)
 			exited = 1;
-		else if (pidfd < 0 || eof)
-			exited = child_exited(pid);
 		if (pa.oom) {
 			killed = PT_FAILED;
 			snprintf(out->reason, sizeof out->reason, "out of memory");
 			break;
 		}
 	}
-	if (killed != PT_OK) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
+	if (killed != PT_OK)
+		supervise_kill(&child);
 	if (!eof)
 		parent_drain(&pa, pfd[0], buf, &have);	/* what came before the end */
-	st = parent_reap(pid);
+	supervise_reap(&child, &end);
 	/* what left the process group (setsid) is still in the cgroup */
 	strays = point_cgroup_kill(&cg);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!subreaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
-	if (pidfd >= 0)
-		close(pidfd);
 	close(pfd[0]);
 	if (pa.scratch[0])
 		rm_rf(pa.scratch);
@@ -1099,15 +1038,15 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 	} else if (killed == PT_INTERRUPTED) {
 		out->status = PT_INTERRUPTED;
 		snprintf(out->reason, sizeof out->reason, "interrupted");
-	} else if (WIFSIGNALED(st)) {
+	} else if (end.how == SUPERVISE_END_SIGNAL) {
 		out->status = PT_FAILED;
-		snprintf(out->reason, sizeof out->reason, "killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
+		snprintf(out->reason, sizeof out->reason, "killed by signal %d (%s)", end.code,
+			 strsignal(end.code));
 	} else {
 		out->status = PT_FAILED;
 		snprintf(out->reason, sizeof out->reason,
 			 "probe exited with status %d before finishing",
-			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			 end.how == SUPERVISE_END_EXIT ? end.code : -1);
 	}
 	if (strays != 0 && !out->sanity_failed) {
 		/* the point is measured, but its probe leaks processes */
@@ -1120,6 +1059,6 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 			snprintf(out->sanity_msg, sizeof out->sanity_msg,
 				 "left processes that outlived SIGKILL for 2 s (cgroup %s kept)", cg.path);
 	}
-	out->elapsed_s = now_s() - t0;
+	out->elapsed_s = monotonic_s() - t0;
 	return rc;
 }

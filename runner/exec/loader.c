@@ -28,8 +28,13 @@
  * metadata in the runner, so a constructor that crashes, loops or calls
  * exit() costs a message, not the runner; loader_dlopen() does it in the
  * calling process, for the point's own child (exec.c), which needs hooks.
+ * That child, and the one that runs a probe's check hook, are supervised
+ * by lib/supervise: their own process group, killed whole after the load
+ * timeout ($SYSMETER_LOAD_TIMEOUT) and when they are reaped.
  */
 #include "exec/loader.h"
+#include "lib/monotonic.h"
+#include "lib/supervise.h"
 #include "lib/text.h"
 
 #include <dirent.h>
@@ -47,7 +52,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -1065,32 +1069,21 @@ static double load_timeout(void)
 	return *end == '\0' && t > 0 ? t : LOAD_TIMEOUT;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Read fd to EOF into w; returns 0, or -1 when the deadline passed first. */
-static int read_until(int fd, struct wbuf *w, double deadline)
+/* Read fd to EOF into w while c runs; returns 0, or -1 when the deadline
+   passed first (c's process group is killed then). */
+static int read_until(struct supervise *c, int fd, struct wbuf *w, double deadline)
 {
 	char buf[4096];
 
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		double left = deadline - mono_s();
+		int ev = supervise_wait(c, &pfd, 1, deadline, NULL);
 		ssize_t got;
-		int rc;
 
-		if (left <= 0)
+		if (ev >= 0 && (ev & SUPERVISE_TIMEOUT))
 			return -1;
-		rc = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc == 0)
-			continue;	/* the deadline check above ends it */
+		if (ev >= 0 && !(ev & SUPERVISE_READABLE))
+			continue;	/* the child ended: read on to the end of file */
 		got = read(fd, buf, sizeof buf);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -1100,13 +1093,52 @@ static int read_until(int fd, struct wbuf *w, double deadline)
 	}
 }
 
-static pid_t reap(pid_t pid, int *status)
-{
-	pid_t r;
+/* What a loading child runs, and the pipe it writes its record to. */
+struct loading {
+	void (*child)(void *arg, int fd);	/* never returns */
+	void *arg;
+	int pfd[2];
+};
 
-	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
-		;
-	return r;
+static void loading_start(void *arg)
+{
+	struct loading *l = arg;
+
+	close(l->pfd[0]);
+	l->child(l->arg, l->pfd[1]);
+}
+
+/* Run child(arg, fd) in a supervised child (its own process group) and
+   read the record it writes to fd into w, for limit seconds at most; then
+   its group is killed and it is reaped.  Returns 0 with its wait status in
+   *status, 1 when it was still at it after limit seconds, -1 with err when
+   it could not be started. */
+static int loading_child(const char *name, void (*child)(void *arg, int fd), void *arg,
+			 double limit, struct wbuf *w, int *status, char *err, size_t errlen)
+{
+	struct loading l = { .child = child, .arg = arg };
+	struct supervise c;
+	struct supervise_end end;
+	int late;
+
+	if (pipe2(l.pfd, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "probe '%s': pipe: %s", name, strerror(errno));
+		return -1;
+	}
+	/* (supervise_spawn flushes stdio first: an exit() in a constructor
+	   must not repeat our output) */
+	if (supervise_spawn(&c, loading_start, &l) < 0) {
+		snprintf(err, errlen, "probe '%s': fork: %s", name, strerror(errno));
+		close(l.pfd[0]);
+		close(l.pfd[1]);
+		return -1;
+	}
+	close(l.pfd[1]);
+	late = read_until(&c, l.pfd[0], w, monotonic_s() + limit) < 0;
+	close(l.pfd[0]);
+	supervise_reap(&c, &end);
+	*status = end.status;
+	return late;
 }
 
 /* The child's record and exit status turned into out->meta or a message. */
@@ -1148,36 +1180,29 @@ static int meta_result(const char *stem, const struct wbuf *w, int status, struc
 	return 0;
 }
 
+struct meta_args {
+	const char *stem;
+	char *path;
+};
+
+static void meta_child_start(void *arg, int fd)
+{
+	const struct meta_args *a = arg;
+
+	meta_child_main(a->stem, a->path, fd);
+}
+
 static int meta_child(const char *stem, char *path, struct loaded_probe *out, char *err,
 		      size_t errlen)
 {
 	struct wbuf w = { 0 };
+	struct meta_args args = { .stem = stem, .path = path };
 	double limit = load_timeout();
-	int pfd[2], status = 0, rc, late;
-	pid_t pid;
+	int status = 0, rc, late;
 
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "probe '%s': pipe: %s", stem, strerror(errno));
+	late = loading_child(stem, meta_child_start, &args, limit, &w, &status, err, errlen);
+	if (late < 0)
 		return -1;
-	}
-	fflush(NULL);	/* an exit() in a constructor must not repeat our output */
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "probe '%s': fork: %s", stem, strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		meta_child_main(stem, path, pfd[1]);
-	}
-	close(pfd[1]);
-	late = read_until(pfd[0], &w, mono_s() + limit) < 0;
-	close(pfd[0]);
-	if (late)
-		kill(pid, SIGKILL);
-	reap(pid, &status);
 	if (late)
 		snprintf(err, errlen, "probe '%s': still loading after %gs, killed", stem, limit);
 	if (w.oom)
@@ -1251,36 +1276,32 @@ static void check_child_main(const struct loaded_probe *lp, void *const *cfgs, s
 	_exit(w.oom ? 3 : 0);
 }
 
+struct check_args {
+	const struct loaded_probe *lp;
+	void *const *cfgs;
+	size_t n;
+};
+
+static void check_child_start(void *arg, int fd)
+{
+	const struct check_args *a = arg;
+
+	check_child_main(a->lp, a->cfgs, a->n, fd);
+}
+
 int loader_check_configs(const struct loaded_probe *lp, void *const *cfgs, size_t n, char **msgs,
 			 char *err, size_t errlen)
 {
 	struct wbuf w = { 0 };
-	int pfd[2], status = 0, late, rc = 0;
-	pid_t pid;
+	struct check_args args = { .lp = lp, .cfgs = cfgs, .n = n };
+	int status = 0, late, rc = 0;
 
 	for (size_t i = 0; i < n; i++)
 		msgs[i] = NULL;
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "probe '%s': pipe: %s", lp->p->name, strerror(errno));
+	late = loading_child(lp->p->name, check_child_start, &args, load_timeout(), &w, &status,
+			     err, errlen);
+	if (late < 0)
 		return -1;
-	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		snprintf(err, errlen, "probe '%s': fork: %s", lp->p->name, strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		check_child_main(lp, cfgs, n, pfd[1]);
-	}
-	close(pfd[1]);
-	late = read_until(pfd[0], &w, mono_s() + load_timeout()) < 0;
-	close(pfd[0]);
-	if (late)
-		kill(pid, SIGKILL);
-	reap(pid, &status);
 	if (late || w.oom || w.n == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(err, errlen, "probe '%s': its parameter check %s", lp->p->name,
 			 late ? "did not finish in time, killed"

@@ -3,6 +3,7 @@
  */
 #include "exec/point_cgroup.h"
 #include "exec/exec.h"
+#include "lib/monotonic.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define KILL_BUDGET_S 2.0	/* a task that outlives SIGKILL this long is stuck in the kernel */
@@ -24,14 +24,6 @@ static char base[256];		/* ".../sysmeter", "" when none */
 static int base_v2;
 static char why_not[320];
 static int probed;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The hierarchy to use: v2 (pure, or the "unified" mount beside v1), whose
    cgroup.kill kills atomically; else v1's pids hierarchy. */
@@ -139,7 +131,7 @@ static int kill_dir(const char *dir, int v2)
 	static pid_t seen[MAX_SEEN];
 	pid_t now[512];
 	int nseen = 0, n;
-	double t0 = now_s();
+	double t0 = monotonic_s();
 
 	/* who is there is read before the kill: cgroup.kill empties the
 	   cgroup at once, and the killed must be counted and reaped */
@@ -159,7 +151,7 @@ static int kill_dir(const char *dir, int v2)
 		/* the runner is the subreaper: the killed become its zombies */
 		for (int j = 0; j < nseen; j++)
 			waitpid(seen[j], NULL, WNOHANG);
-		if (now_s() - t0 > KILL_BUDGET_S)
+		if (monotonic_s() - t0 > KILL_BUDGET_S)
 			return -1;
 		usleep(1000);
 	}

@@ -4,7 +4,9 @@
  */
 #include "report/report_tools.h"
 #include "report/report.h"
+#include "lib/monotonic.h"
 #include "lib/strf.h"
+#include "lib/supervise.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define REPORT_GNUPLOT_TIMEOUT 60.0	/* s, per chart */
@@ -101,84 +101,72 @@ void report_set_interrupt(volatile sig_atomic_t *flag)
 	interrupt_flag = flag;
 }
 
+/* What the tool's child needs. */
+struct tool_start {
+	const struct report_tools *t;
+	char *const *argv;
+};
+
+/* In the child: stdin from /dev/null, output to report.log, in the run. */
+static void tool_exec(void *arg)
+{
+	const struct tool_start *a = arg;
+	int null = open("/dev/null", O_RDONLY);
+
+	if (null >= 0)
+		dup2(null, 0);
+	dup2(a->t->log_fd, 1);
+	dup2(a->t->log_fd, 2);
+	if (chdir(a->t->run) == 0)
+		execvp(a->argv[0], a->argv);
+	dprintf(2, "runner: cannot run %s: %s\n", a->argv[0], strerror(errno));
+	_exit(127);
+}
+
 /*
  * Run argv in the run folder with its output appended to report.log, for
- * at most timeout_s.  The child leads its own process group so that a
- * timeout kills what it started too (latexmk runs pdflatex).  Returns 0
- * when it exited 0, else -1 with why in msg.
+ * at most timeout_s.  The child leads its own process group (lib/supervise)
+ * so that a timeout kills what it started too (latexmk runs pdflatex).
+ * Returns 0 when it exited 0, else -1 with why in msg.
  */
 static int run_tool(struct report_tools *t, char *const argv[], double timeout_s, char *msg,
 		    size_t msglen)
 {
-	struct timespec t0, now, nap = { 0, 10 * 1000 * 1000 };
-	int status;
-	pid_t pid, w;
+	struct tool_start start = { .t = t, .argv = argv };
+	struct supervise c;
+	struct supervise_end end;
+	int ev;
 
 	if (open_log(t) < 0) {
 		strf(msg, msglen, "cannot write %s/report.log: %s", t->run, strerror(errno));
 		return -1;
 	}
 	say_command(t, argv, msg);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid = fork();
-	if (pid < 0) {
+	if (supervise_spawn(&c, tool_exec, &start) < 0) {
 		strf(msg, msglen, "fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(t->log_fd, 1);
-		dup2(t->log_fd, 2);
-		if (chdir(t->run) == 0)
-			execvp(argv[0], argv);
-		dprintf(2, "runner: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	for (;;) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			strf(msg, msglen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
-		/* the tool leads its own group: Ctrl-C reaches only the runner,
-		   which must end the tool itself */
-		if (interrupt_flag && *interrupt_flag) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			strf(msg, msglen, "interrupted while %s ran", argv[0]);
-			return -1;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			strf(msg, msglen, "%s timed out after %.0f s", argv[0], timeout_s);
-			return -1;
-		}
-		nanosleep(&nap, NULL);
-	}
-	/* a finished tool may leave children behind (it should not): end them */
-	kill(-pid, SIGKILL);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	/* the tool leads its own group: Ctrl-C reaches only the runner, which
+	   must end the tool itself (the wait does, on the interrupt flag) */
+	ev = supervise_wait(&c, NULL, 0, monotonic_s() + timeout_s, interrupt_flag);
+	if (ev < 0)
+		strf(msg, msglen, "waitpid: %s", strerror(errno));
+	/* a finished tool may leave children behind (it should not): the reap
+	   ends them */
+	supervise_reap(&c, &end);
+	if (ev < 0)
+		return -1;
+	if (end.how == SUPERVISE_END_EXIT && end.code == 0)
 		return 0;
-	if (WIFEXITED(status))
-		strf(msg, msglen, "%s exited with status %d", argv[0], WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		strf(msg, msglen, "%s killed by signal %d (%s)", argv[0], WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
+	if (end.how == SUPERVISE_END_INTERRUPT)
+		strf(msg, msglen, "interrupted while %s ran", argv[0]);
+	else if (end.how == SUPERVISE_END_TIMEOUT)
+		strf(msg, msglen, "%s timed out after %.0f s", argv[0], timeout_s);
+	else if (end.how == SUPERVISE_END_EXIT)
+		strf(msg, msglen, "%s exited with status %d", argv[0], end.code);
 	else
-		strf(msg, msglen, "%s failed", argv[0]);
+		strf(msg, msglen, "%s killed by signal %d (%s)", argv[0], end.code,
+		     strsignal(end.code));
 	return -1;
 }
 

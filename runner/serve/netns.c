@@ -14,6 +14,8 @@
  * A private namespace (--nfs netns) is also a PID namespace whose init is
  * ours, for daemons that change their user and so lose their death signal.
  * `ip` runs by fork/exec with an argv: no shell, no string is ever parsed.
+ * The runner's children here (`ip`, the first process, the daemons) are
+ * started, stopped and reaped through lib/supervise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,8 @@
 #include <unistd.h>
 
 #include "serve/serve.h"
+#include "lib/monotonic.h"
+#include "lib/supervise.h"
 
 static const char *const ip_paths[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"};
 
@@ -50,14 +54,34 @@ static void sleep_ms(long ms)
 	nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
 }
 
+struct ip_args {
+	const char *ip;
+	char *const *argv;
+	int p[2];		/* its stderr */
+};
+
+static void ip_exec(void *arg)
+{
+	const struct ip_args *a = arg;
+	int null = open("/dev/null", O_RDWR);
+
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(a->p[1], 2);
+	execv(a->ip, a->argv);
+	_exit(127);
+}
+
 /* Run `ip ARGS...` (argv, no shell); 0, or -1 with its stderr in err. */
 static int run_ip(char *const *args, char *err, size_t errlen)
 {
 	const char *ip = ip_path();
 	char *argv[16];
-	int p[2], status;
+	struct ip_args start = { .ip = ip, .argv = argv };
+	struct supervise c;
+	struct supervise_end end;
+	int *p = start.p, started;
 	size_t n = 0;
-	pid_t pid;
 
 	if (!ip) {
 		snprintf(err, errlen, "'ip' (iproute2) not found");
@@ -68,18 +92,10 @@ static int run_ip(char *const *args, char *err, size_t errlen)
 		argv[i + 1] = args[i], argv[i + 2] = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(p[1], 2);
-		execv(ip, argv);
-		_exit(127);
-	}
+	started = supervise_spawn(&c, ip_exec, &start) == 0;
 	close(p[1]);
 	err[0] = '\0';
-	if (pid > 0) {
+	if (started) {
 		ssize_t r;
 		while (n + 1 < errlen && (r = read(p[0], err + n, errlen - 1 - n)) > 0)
 			n += (size_t)r;
@@ -88,12 +104,12 @@ static int run_ip(char *const *args, char *err, size_t errlen)
 			err[--n] = '\0';
 	}
 	close(p[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	if (!started || supervise_reap(&c, &end) < 0)
 		return -1;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (end.how == SUPERVISE_END_EXIT && end.code == 0)
 		return 0;
 	if (!err[0])
-		snprintf(err, errlen, "exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		snprintf(err, errlen, "exit status %d", end.how == SUPERVISE_END_EXIT ? end.code : -1);
 	return -1;
 }
 
@@ -186,7 +202,6 @@ static void first_main(struct serve_ns *ns, pid_t parent, int up_w, int go_r, se
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(89);
-	setpgid(0, 0);
 	/* the runner's SIGINT/SIGTERM handlers are the runner's: stopping the
 	   holder (serve_ns_down) must end it */
 	signal(SIGINT, SIG_DFL);
@@ -222,6 +237,21 @@ static void first_main(struct serve_ns *ns, pid_t parent, int up_w, int go_r, se
 	_exit(0);
 }
 
+struct first_args {
+	struct serve_ns *ns;
+	pid_t parent;
+	int up_w, go_r;
+	serve_ns_fn inside;
+	void *arg;
+};
+
+static void first_start(void *arg)
+{
+	const struct first_args *a = arg;
+
+	first_main(a->ns, a->parent, a->up_w, a->go_r, a->inside, a->arg);
+}
+
 /* Names and addresses from the runner's pid: two runs at once differ. */
 static void ns_names(struct serve_ns *ns, unsigned octet, const char *prefix)
 {
@@ -255,7 +285,8 @@ int serve_ns_up(struct serve_ns *ns, const char *what, unsigned octet, const cha
 		int private, serve_ns_fn inside, void *arg, char *err, size_t errlen)
 {
 	int up[2] = {-1, -1}, go[2] = {-1, -1};
-	pid_t parent = getpid();
+	struct first_args start = { .ns = ns, .parent = getpid(), .inside = inside, .arg = arg };
+	struct supervise first;
 	char c;
 
 	memset(ns, 0, sizeof *ns);
@@ -267,15 +298,13 @@ int serve_ns_up(struct serve_ns *ns, const char *what, unsigned octet, const cha
 		snprintf(err, errlen, "%s: pipe: %s", what, strerror(errno));
 		goto fail;
 	}
-	fflush(NULL);
-	ns->pid = fork();
-	if (ns->pid == 0)
-		first_main(ns, parent, up[1], go[0], inside, arg);
-	if (ns->pid < 0) {
-		ns->pid = 0;
+	start.up_w = up[1];
+	start.go_r = go[0];
+	if (supervise_spawn(&first, first_start, &start) < 0) {
 		snprintf(err, errlen, "%s: fork: %s", what, strerror(errno));
 		goto fail;
 	}
+	ns->pid = first.pid;	/* stopped by serve_ns_stop */
 	close(up[1]);
 	close(go[0]);
 	up[1] = go[0] = -1;
@@ -389,7 +418,6 @@ static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(89);
-	setpgid(0, 0);
 	if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);
 	/* nothing of the runner's (a test harness's pipe, say) in a daemon */
@@ -422,35 +450,45 @@ static void spawn_main(const struct serve_ns *ns, pid_t parent, char *const argv
 	_exit(127);
 }
 
+struct spawn_args {
+	const struct serve_ns *ns;
+	pid_t parent;
+	char *const *argv;
+	const char *out_path;
+};
+
+static void spawn_start(void *arg)
+{
+	const struct spawn_args *a = arg;
+
+	spawn_main(a->ns, a->parent, a->argv, a->out_path);
+}
+
 int serve_ns_spawn(const struct serve_ns *ns, char *const argv[], const char *out_path,
 		   char *err, size_t errlen)
 {
-	pid_t parent = getpid(), pid;
+	struct spawn_args start = { .ns = ns, .parent = getpid(), .argv = argv,
+				     .out_path = out_path };
+	struct supervise c;
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
+	if (supervise_spawn(&c, spawn_start, &start) < 0) {
 		snprintf(err, errlen, "%s: fork: %s", ns->what, strerror(errno));
 		return -1;
 	}
-	if (pid == 0)
-		spawn_main(ns, parent, argv, out_path);
-	return pid;
+	return c.pid;	/* stopped by serve_ns_stop */
 }
 
 void serve_ns_stop(int pid, double grace_s)
 {
-	int i, n = (int)(grace_s * 100);
+	struct supervise c;
 
 	if (pid <= 0)
 		return;
+	supervise_adopt(&c, pid);
 	kill(pid, SIGTERM);
-	for (i = 0; i < n && waitpid(pid, NULL, WNOHANG) == 0; i++)
-		sleep_ms(10);
-	if (i == n) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	/* past the grace, the wait kills its whole process group */
+	supervise_wait(&c, NULL, 0, monotonic_s() + grace_s, NULL);
+	supervise_reap(&c, NULL);
 }
 
 /* Wait (3 s at most) for a veth end to go away; delete it after 200 ms. */
@@ -549,9 +587,12 @@ static int make_token(struct serve_peer *p, char *dir, size_t dirlen)
 /* Wait (5 s at most) for the serve's ready file; its text into p->addr. */
 static int wait_ready(struct serve_peer *p, const char *ready)
 {
+	struct supervise serve;
+
+	supervise_adopt(&serve, p->ns.pid);
 	for (int i = 0; i < 500; i++) {
 		FILE *f = fopen(ready, "r");
-		int status;
+		struct supervise_end end;
 
 		if (f) {
 			int ok = fgets(p->addr, sizeof p->addr, f) != NULL;
@@ -560,10 +601,11 @@ static int wait_ready(struct serve_peer *p, const char *ready)
 			if (ok && p->addr[0])
 				return 0;
 		}
-		if (waitpid(p->ns.pid, &status, WNOHANG) == p->ns.pid) {
+		if (supervise_exited(&serve) && supervise_reap(&serve, &end) == 0) {
 			p->ns.pid = 0;
 			snprintf(p->reason, sizeof p->reason, "!--peer netns: the serve in the "
-				 "namespace exited (status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+				 "namespace exited (status %d)",
+				 end.how == SUPERVISE_END_EXIT ? end.code : -1);
 			return -1;
 		}
 		sleep_ms(10);

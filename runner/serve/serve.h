@@ -142,7 +142,8 @@ int serve_ns_up(struct serve_ns *ns, const char *what, unsigned octet, const cha
 int serve_ns_spawn(const struct serve_ns *ns, char *const argv[], const char *out_path,
 		   char *err, size_t errlen);
 
-/* Stop a child: SIGTERM, up to grace_s seconds, then SIGKILL; reaped. */
+/* Stop a child: SIGTERM, up to grace_s seconds, then SIGKILL; reaped, and
+   what is left of its process group killed (lib/supervise). */
 void serve_ns_stop(int pid, double grace_s);
 
 /* Stop the holder (and with it every process in a private namespace),
