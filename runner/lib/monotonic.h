@@ -10,4 +10,9 @@
 /* Seconds since an arbitrary moment (the boot), as a double. */
 double monotonic_s(void);
 
+/* The same clock in whole nanoseconds, for timestamps that must not lose
+   resolution (the peer's per-frame spans). */
+#include <stdint.h>
+uint64_t monotonic_ns(void);
+
 #endif

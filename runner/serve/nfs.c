@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/monotonic.h"
 #include "serve/serve.h"
 
 #define AREA_ROOT "/var/tmp"
@@ -65,14 +66,6 @@ struct serve_nfs {
 static void sleep_ms(long ms)
 {
 	nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void area_path(const struct serve_nfs *n, const char *name, char *buf, size_t len)
@@ -633,7 +626,7 @@ static int wait_answer(struct serve_nfs *n, int server, double deadline,
 			   : rpc_call(n->ns.peer_ip, 111, PROG_PMAP, 2, 0, NULL, 0, NULL, why,
 				      sizeof why) == 0)
 			return 0;
-		if (now_s() > deadline)
+		if (monotonic_s() > deadline)
 			break;
 		sleep_ms(50);
 	}
@@ -646,7 +639,7 @@ static int wait_answer(struct serve_nfs *n, int server, double deadline,
 /* Namespace, rpcbind, ganesha, each once the one before answers. */
 static int start_netns(struct serve_nfs *n, int quiet, volatile sig_atomic_t *stop)
 {
-	double deadline = now_s() + SERVE_NFS_START_S;
+	double deadline = monotonic_s() + SERVE_NFS_START_S;
 
 	if (check_prerequisites(n) < 0)
 		return -1;

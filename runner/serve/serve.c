@@ -28,6 +28,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/hmac.h"
+#include "lib/monotonic.h"
 #include "serve/serve.h"
 
 #define BIN_NS 5000000ull		/* peak-rate bin at the receiver: 5 ms */
@@ -38,20 +39,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* One session, in its own process. */
@@ -83,7 +70,7 @@ static void sess_end(struct sess *s, const char *fmt, ...)
 static int sess_wait(struct sess *s, short ev, double idle_s)
 {
 	for (;;) {
-		double left = s->deadline - now_s();
+		double left = s->deadline - monotonic_s();
 		double t = left < idle_s ? left : idle_s;
 		struct pollfd p = {.fd = s->fd, .events = ev};
 		int r;
@@ -332,7 +319,7 @@ static int sink_frame(struct sess *s, char *buf, size_t cap, uint64_t len,
 				sess_end(s, "client closed the connection in a frame");
 			return -1;
 		}
-		t = now_ns();
+		t = monotonic_ns();
 		if (got == 0)
 			t0 = t;
 		if ((t - t0) / BIN_NS != bin) {	/* a bin is complete */
@@ -416,7 +403,7 @@ static void sess_run(struct sess *s)
 	struct serve_req r;
 	const char *mode;
 
-	s->deadline = now_s() + s->o->handshake_s;
+	s->deadline = monotonic_s() + s->o->handshake_s;
 	if (sess_handshake(s, &r) < 0)
 		goto out;
 	sess_pin(r.cpu);
@@ -424,7 +411,7 @@ static void sess_run(struct sess *s)
 		(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &(int){(int)r.rcvbuf}, sizeof(int));
 	if (r.mode == SERVE_ECHO)
 		(void)setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
-	s->deadline = now_s() + s->o->max_time_s;
+	s->deadline = monotonic_s() + s->o->max_time_s;
 	sess_say(s, "OK cpu=%d max_bytes=%llu max_time=%.0f", sched_getcpu(),
 		 (unsigned long long)s->o->max_bytes, s->o->max_time_s);
 	mode = r.mode == SERVE_ECHO ? "ECHO" : r.mode == SERVE_SINK ? "SINK" : "CONN";
