@@ -2,7 +2,8 @@
  * machine.c - describe the machine once per run (design §5.3): what a
  * reader needs to judge the numbers, and what a rerun compares.  Every
  * field the machine does not expose is null, never guessed.  Files are read
- * under the machine root (machine_fs.c), CPUID through cpu.c.
+ * under the machine root (machine_fs.c), CPUID through cpu.c, the core
+ * clock measured by core_clock.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -481,6 +482,7 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 {
 	struct utsname u;
 	struct sysinfo si;
+	struct machine_core_clock cc;
 	double load[3] = {0, 0, 0};
 	char host[256] = "";
 	char *flags = machine_fs_field("/proc/cpuinfo", "flags", ':'), *cmd = cmdline();
@@ -502,6 +504,8 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 	jsonutil_set(m, "tsc_source",
 			    jsonutil_text(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));
+	machine_core_clock(&cc, 9, 0.002);
+	jsonutil_set(m, "core_clock", machine_core_clock_json(&cc));
 	describe_cpu(m, cpuid, flags, cmd, online, configured);
 	if (sysinfo(&si) == 0)
 		jsonutil_set(m, "memory_bytes", json_integer((json_int_t)si.totalram * si.mem_unit));

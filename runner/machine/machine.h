@@ -1,6 +1,6 @@
 /*
- * machine.h - describe the machine once per run (design §5.3) and
- * calibrate the TSC against CLOCK_MONOTONIC_RAW.
+ * machine.h - describe the machine once per run (design §5.3), calibrate
+ * the TSC against CLOCK_MONOTONIC_RAW, and measure the core clock.
  */
 #ifndef SYSMETER_MACHINE_H
 #define SYSMETER_MACHINE_H
@@ -51,5 +51,40 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 int machine_cpuid_table_load(const char *path, struct machine_cpuid_table *t, char *err,
 			     size_t errlen);
 void machine_cpuid_table_free(struct machine_cpuid_table *t);
+
+/* The core clock, measured (like lmbench's mhz): a chain of dependent
+   instructions of known latency timed against CLOCK_MONOTONIC_RAW and the
+   TSC in `repeats` windows of about window_s seconds in which the thread
+   kept its CPU; the median is kept.  hz is NAN and why_not says why where
+   it cannot be measured. */
+struct machine_core_clock {
+	double hz;			/* median core clock, Hz */
+	double min_hz, max_hz;
+	double spread;			/* (max - min) / median of the windows */
+	double tsc_ratio;		/* median of core cycles per TSC tick, NAN without a TSC */
+	double check_hz;		/* the same from the multiply chain, NAN when not run */
+	int check_agrees;		/* within MACHINE_CORE_CHECK_TOL of hz */
+	int holds;			/* hz can stand for "core cycles" (docs/methodology.md) */
+	int repeats;			/* windows kept */
+	int lost;			/* windows set aside: the thread lost its CPU */
+	double window_s;
+	int cpu;			/* the CPU it ran on, -1 when it moved */
+	const char *method;		/* NULL where it cannot be measured */
+	const char *check_method;
+	const char *why_not;		/* why not measured, or why it does not hold; NULL */
+};
+#define MACHINE_CORE_CHECK_TOL 0.10	/* add and multiply chains agree within 10 % */
+#define MACHINE_CORE_SPREAD_MAX 0.10	/* windows within 10 % of each other */
+
+/* Measure; 0, or -1 when it cannot be measured here (c->why_not says). */
+int machine_core_clock(struct machine_core_clock *c, int repeats, double window_s);
+
+/* A short measurement for use between passes of a run (5 windows of 1 ms,
+   no check chain): the median core clock in Hz, NAN where it cannot be
+   measured; *spread (when not NULL) gets (max - min) / median. */
+double machine_core_hz(double *spread);
+
+/* The core clock as the manifest records it (machine.core_clock). */
+json_t *machine_core_clock_json(const struct machine_core_clock *c);
 
 #endif

@@ -7,8 +7,12 @@
  * table, the caches and where they came from (sysfs wins; Intel leaf 4;
  * AMD 0x8000001D, else the legacy leaves), the LLC plausibility rule,
  * PTI/PCID/INVPCID, the clocksource and the TSC's standing, SMT; the
- * environment variables the bats tests use.  Run from the top of the tree (tests/run-all.sh does).
+ * environment variables the bats tests use; and the core clock on this
+ * host.  Run from the top of the tree (tests/run-all.sh does).
  */
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +423,110 @@ static void test_environment(void)
 	json_decref(m);
 }
 
+/* ---- 5. the core clock, on this host */
+
+static volatile int spinning;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (spinning)
+		;
+	return NULL;
+}
+
+static int pin_to(int cpu, pthread_t t)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return pthread_setaffinity_np(t, sizeof one, &one);
+}
+
+static void test_core_clock(void)
+{
+	struct machine_core_clock c;
+	double spread, hz, tsc = machine_calibrate_tsc();
+	int r = machine_core_clock(&c, 5, 0.001), agreed = 0;
+	json_t *j = machine_core_clock_json(&c);
+
+#if defined(__x86_64__)
+	ok(r == 0 && c.hz > 2e8 && c.hz < 1e10 && c.min_hz <= c.hz && c.hz <= c.max_hz &&
+	   isfinite(c.spread) && c.method && c.repeats == 5,
+	   "core clock measured: %.4g GHz (%.4g-%.4g), spread %.1f %%, %d windows set aside",
+	   c.hz / 1e9, c.min_hz / 1e9, c.max_hz / 1e9, 100 * c.spread, c.lost);
+	/* cores run between a quarter and five times their TSC (nominal) rate */
+	ok(c.hz > 0.25 * tsc && c.hz < 5 * tsc, "%.3g times the TSC's %.4g GHz", c.hz / tsc,
+	   tsc / 1e9);
+	ok(isfinite(c.tsc_ratio) && fabs(c.tsc_ratio * tsc / c.hz - 1) < 0.1,
+	   "core cycles per TSC tick %.3f: the clock over the TSC's rate", c.tsc_ratio);
+	/* two chains of different latency agree on one clock; a busy moment may
+	   split them once, so up to three tries */
+	for (int i = 0; i < 3 && !agreed; i++) {
+		struct machine_core_clock k;
+
+		if (i == 0)
+			k = c;
+		else
+			machine_core_clock(&k, 5, 0.001);
+		agreed = isfinite(k.check_hz) && k.check_method && k.check_agrees;
+		if (!agreed)
+			printf("#   add chain %.4g GHz, multiply chain %.4g GHz\n", k.hz / 1e9,
+			       k.check_hz / 1e9);
+	}
+	ok(agreed, "the multiply chain (3 cycles a link) agrees with the add chain (1 cycle)");
+	ok(c.holds == (c.why_not == NULL), "holds unless a why_not is given (%s)",
+	   c.why_not ? c.why_not : "holds");
+	ok(json_is_real(json_object_get(j, "hz")) && jsonutil_str(j, "method") &&
+	   json_is_boolean(json_object_get(j, "holds")) &&
+	   json_is_object(json_object_get(j, "check")) && json_is_integer(json_object_get(j, "lost")),
+	   "its JSON: hz, method, holds, check, lost");
+	hz = machine_core_hz(&spread);
+	ok(hz > 0.8 * c.hz && hz < 1.25 * c.hz && isfinite(spread) && spread >= 0,
+	   "machine_core_hz: %.4g GHz, spread %.1f %%", hz / 1e9, 100 * spread);
+
+	/* a thread spinning on the same CPU takes it away half the time: the
+	   windows it interrupts are set aside, the clock comes out the same */
+	cpu_set_t old;
+	pthread_t t;
+	struct machine_core_clock busy, quiet;
+
+	sched_getaffinity(0, sizeof old, &old);
+	if (pin_to(0, pthread_self()) == 0) {
+		machine_core_clock(&quiet, 9, 0.002);
+		spinning = 1;
+		if (pthread_create(&t, NULL, spin, NULL) == 0 && pin_to(0, t) == 0) {
+			/* a new thread waits for its turn: the first calibration may
+			   run alone, so up to three */
+			for (int i = 0; i < 3; i++)
+				if (machine_core_clock(&busy, 9, 0.002) == 0 && busy.lost > 0)
+					break;
+			spinning = 0;
+			pthread_join(t, NULL);
+			ok(busy.lost > 0 && busy.repeats >= 3 && fabs(busy.hz / quiet.hz - 1) < 0.1,
+			   "CPU shared with a spinning thread: %d windows set aside, %.4g GHz against "
+			   "%.4g alone", busy.lost, busy.hz / 1e9, quiet.hz / 1e9);
+		} else {
+			spinning = 0;
+			ok(0, "a spinning thread on CPU 0");
+		}
+		sched_setaffinity(0, sizeof old, &old);
+	} else {
+		ok(1, "# skip cannot pin to CPU 0");
+	}
+#else
+	(void)tsc;
+	(void)agreed;
+	ok(r < 0 && isnan(c.hz) && c.why_not, "no core clock here: %s", c.why_not);
+	ok(json_is_null(json_object_get(j, "hz")) && jsonutil_str(j, "why_not"),
+	   "its JSON: hz null, why_not");
+	hz = machine_core_hz(&spread);
+	ok(isnan(hz) && isnan(spread), "machine_core_hz: NAN");
+#endif
+	json_decref(j);
+}
+
 int main(void)
 {
 	test_signatures();
@@ -428,5 +536,6 @@ int main(void)
 	test_no_cpuid();
 	test_table_file();
 	test_environment();
+	test_core_clock();
 	return done_testing();
 }
