@@ -27,6 +27,10 @@
 
 #define MAX_REPEATS 64
 
+struct win {
+	double hz, ratio;
+};
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -45,7 +49,7 @@ typedef int (*chain_fn)(uint64_t);
    Returns 1 when the thread was off its CPU for more than 2 % of it (its
    CPU time against the wall time): such a window times another task, not
    the chain; -1 when there is no chain. */
-static int window(chain_fn chain, int latency, uint64_t iters, double *hz, double *ratio)
+static int window(chain_fn chain, int latency, uint64_t iters, struct win *w)
 {
 	uint64_t c0 = pt_thread_cpu_ns(), n0 = pt_clock_ns(), t0 = pt_start();
 
@@ -56,8 +60,8 @@ static int window(chain_fn chain, int latency, uint64_t iters, double *hz, doubl
 
 	if (n1 <= n0)
 		return -1;
-	*hz = cycles * 1e9 / (double)(n1 - n0);
-	*ratio = PT_HAVE_TSC && t1 > t0 ? cycles / (double)(t1 - t0) : NAN;
+	w->hz = cycles * 1e9 / (double)(n1 - n0);
+	w->ratio = PT_HAVE_TSC && t1 > t0 ? cycles / (double)(t1 - t0) : NAN;
 	return c0 && c1 && (double)(c1 - c0) < 0.98 * (double)(n1 - n0);
 }
 
@@ -66,45 +70,74 @@ static int window(chain_fn chain, int latency, uint64_t iters, double *hz, doubl
    the thread lost its CPU during it. */
 static uint64_t size_window(chain_fn chain, int latency, double window_s)
 {
-	double hz = NAN, ratio, it;
+	struct win w = { NAN, NAN };
+	double it;
 	int r = 1;
 
 	for (int i = 0; i < 10 && r == 1; i++)
-		r = window(chain, latency, 1000, &hz, &ratio);
-	if (r < 0 || !(hz > 0))
+		r = window(chain, latency, 1000, &w);
+	if (r < 0 || !(w.hz > 0))
 		return 0;
-	it = window_s * hz / (MACHINE_ARCH_LINKS * latency);
+	it = window_s * w.hz / (MACHINE_ARCH_LINKS * latency);
 	return it < 100 ? 100 : (uint64_t)it;
 }
 
-/* Median Hz (and min, max, median ratio) of `repeats` windows of chain in
-   which the thread kept its CPU, out of at most 4 x repeats tried; at
-   least 3 must be kept.  *lost counts those set aside. */
-static int run(chain_fn chain, int latency, int repeats, double window_s, double *med,
-	       double *lo, double *hi, double *ratio, int *lost)
+/* What run() found. */
+struct runstat {
+	double hz;		/* median of the windows kept */
+	double ratio;		/* median of their core cycles per TSC tick */
+	double lo, hi;		/* slowest and fastest window kept */
+	double q1, q3;		/* their quartiles */
+	int kept, lost;
+};
+
+/* The p-quantile of sorted v[0..n-1], interpolated. */
+static double quantile(const double *v, int n, double p)
 {
-	double hz[MAX_REPEATS], r[MAX_REPEATS];
+	double x = p * (n - 1);
+	int i = (int)x;
+
+	return i + 1 < n ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* `repeats` windows of chain in which the thread kept its CPU, out of at
+   most 8 x repeats tried.  Returns the windows kept; -2 when fewer than 3
+   were, with hz the fastest window of all tried (a lost CPU only makes a
+   window slower: a lower bound of the clock); -1 when there is no
+   chain. */
+static int run(chain_fn chain, int latency, int repeats, double window_s, struct runstat *st)
+{
+	double hz[MAX_REPEATS], r[MAX_REPEATS], fastest = 0;
+	struct win one;
 	uint64_t iters = size_window(chain, latency, window_s);
 	int n = 0, rc;
 
-	*lost = 0;
+	*st = (struct runstat){ NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 };
 	if (!iters)
 		return -1;
-	for (int tries = 0; n < repeats && tries < 4 * repeats; tries++) {
-		if ((rc = window(chain, latency, iters, &hz[n], &r[n])) < 0)
+	for (int tries = 0; n < repeats && tries < 8 * repeats; tries++) {
+		if ((rc = window(chain, latency, iters, &one)) < 0)
 			return -1;
-		if (rc == 0)
-			n++;
-		else
-			++*lost;
+		if (one.hz > fastest)
+			fastest = one.hz;
+		if (rc == 0) {
+			hz[n] = one.hz;
+			r[n++] = one.ratio;
+		} else {
+			st->lost++;
+		}
 	}
-	if (n < 3 && n < repeats)
+	st->kept = n;
+	if (n < 3 && n < repeats) {
+		st->hz = fastest;
 		return -2;
-	*med = median(hz, n);	/* sorts hz */
-	*lo = hz[0];
-	*hi = hz[n - 1];
-	if (ratio)
-		*ratio = isnan(r[0]) ? NAN : median(r, n);
+	}
+	st->hz = median(hz, n);		/* sorts hz */
+	st->ratio = isnan(r[0]) ? NAN : median(r, n);
+	st->lo = hz[0];
+	st->hi = hz[n - 1];
+	st->q1 = quantile(hz, n, 0.25);
+	st->q3 = quantile(hz, n, 0.75);
 	return n;
 }
 
@@ -115,11 +148,11 @@ static int run(chain_fn chain, int latency, int repeats, double window_s, double
 
 int machine_core_clock(struct machine_core_clock *c, int repeats, double window_s)
 {
-	double lo, hi, clo, chi, cmed;
-	int cpu0 = sched_getcpu(), n, lost;
+	struct runstat st, ck;
+	int cpu0 = sched_getcpu(), n;
 
 	memset(c, 0, sizeof *c);
-	c->hz = c->min_hz = c->max_hz = c->spread = c->tsc_ratio = c->check_hz = NAN;
+	c->hz = c->min_hz = c->max_hz = c->spread = c->iqr = c->tsc_ratio = c->check_hz = NAN;
 	c->cpu = -1;
 	c->repeats = repeats < 1 ? 1 : repeats > MAX_REPEATS ? MAX_REPEATS : repeats;
 	c->window_s = window_s;
@@ -128,24 +161,30 @@ int machine_core_clock(struct machine_core_clock *c, int repeats, double window_
 		c->why_not = machine_arch_why_not();
 		return -1;
 	}
-	n = run(machine_arch_add_chain, MACHINE_ARCH_ADD_LATENCY, c->repeats, window_s, &c->hz,
-		&lo, &hi, &c->tsc_ratio, &lost);
-	c->lost = lost;
+	n = run(machine_arch_add_chain, MACHINE_ARCH_ADD_LATENCY, c->repeats, window_s, &st);
+	c->lost = st.lost;
+	c->repeats = st.kept;
+	if (n == -2) {
+		c->hz = st.hz;
+		c->why_not = "the thread kept losing its CPU (a busy host): hz is the fastest window, "
+			     "a lower bound of the clock";
+		return 0;
+	}
 	if (n < 0) {
-		c->hz = c->tsc_ratio = NAN;
-		c->why_not = n == -2 ? "the thread kept losing its CPU during the windows (a busy host)"
-				     : "the clock did not advance across the chain";
+		c->why_not = "the clock did not advance across the chain";
 		return -1;
 	}
-	c->repeats = n;
-	c->min_hz = lo;
-	c->max_hz = hi;
-	c->spread = (hi - lo) / c->hz;
+	c->hz = st.hz;
+	c->tsc_ratio = st.ratio;
+	c->min_hz = st.lo;
+	c->max_hz = st.hi;
+	c->spread = (st.hi - st.lo) / st.hz;
+	c->iqr = (st.q3 - st.q1) / st.hz;
 	c->check_method = machine_arch_mul_method();
-	if (c->check_method && run(machine_arch_mul_chain, MACHINE_ARCH_MUL_LATENCY, c->repeats,
-				   window_s, &cmed, &clo, &chi, NULL, &lost) > 0) {
-		c->check_hz = cmed;
-		c->check_agrees = fabs(cmed - c->hz) <= MACHINE_CORE_CHECK_TOL * c->hz;
+	if (c->check_method &&
+	    run(machine_arch_mul_chain, MACHINE_ARCH_MUL_LATENCY, c->repeats, window_s, &ck) > 0) {
+		c->check_hz = ck.hz;
+		c->check_agrees = fabs(ck.hz - c->hz) <= MACHINE_CORE_CHECK_TOL * c->hz;
 	}
 	if (sched_getcpu() == cpu0)
 		c->cpu = cpu0;
@@ -155,27 +194,25 @@ int machine_core_clock(struct machine_core_clock *c, int repeats, double window_
 	else if (!isnan(c->check_hz) && !c->check_agrees)
 		c->why_not = "the add and multiply chains disagree by more than 10 %: one of them did "
 			     "not run at its documented latency, or the clock moved between them";
-	else if (c->spread > MACHINE_CORE_SPREAD_MAX)
-		c->why_not = "the windows spread by more than 10 %: the clock changed while it was "
-			     "measured, or the vCPU lost time to the host";
+	else if (c->iqr > MACHINE_CORE_IQR_MAX)
+		c->why_not = "the middle half of the windows spread by more than 5 %: the clock "
+			     "moved while it was measured, or the vCPU lost time to the host";
 	c->holds = c->why_not == NULL;
 	return 0;
 }
 
 double machine_core_hz(double *spread)
 {
-	double lo, hi, med;
-	int lost;
+	struct runstat st;
 
 	if (spread)
 		*spread = NAN;
 	if (!machine_arch_add_method() ||
-	    run(machine_arch_add_chain, MACHINE_ARCH_ADD_LATENCY, 5, 0.001, &med, &lo, &hi, NULL,
-		&lost) < 0)
+	    run(machine_arch_add_chain, MACHINE_ARCH_ADD_LATENCY, 5, 0.001, &st) < 0)
 		return NAN;
 	if (spread)
-		*spread = (hi - lo) / med;
-	return med;
+		*spread = (st.hi - st.lo) / st.hz;
+	return st.hz;
 }
 
 static json_t *num(double v)
@@ -198,6 +235,7 @@ json_t *machine_core_clock_json(const struct machine_core_clock *c)
 	jsonutil_set(j, "min_hz", num(c->min_hz));
 	jsonutil_set(j, "max_hz", num(c->max_hz));
 	jsonutil_set(j, "spread", num(c->spread));
+	jsonutil_set(j, "iqr", num(c->iqr));
 	jsonutil_set(j, "tsc_ratio", num(c->tsc_ratio));
 	jsonutil_set(j, "holds", json_boolean(c->holds));
 	jsonutil_set(j, "method", c->method ? jsonutil_text(c->method) : json_null());

@@ -504,7 +504,7 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 	jsonutil_set(m, "tsc_source",
 			    jsonutil_text(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));
-	machine_core_clock(&cc, 9, 0.002);
+	machine_core_clock(&cc, 9, 0.001);
 	jsonutil_set(m, "core_clock", machine_core_clock_json(&cc));
 	describe_cpu(m, cpuid, flags, cmd, online, configured);
 	if (sysinfo(&si) == 0)

@@ -58,10 +58,11 @@ void machine_cpuid_table_free(struct machine_cpuid_table *t);
    kept its CPU; the median is kept.  hz is NAN and why_not says why where
    it cannot be measured. */
 struct machine_core_clock {
-	double hz;			/* median core clock, Hz */
-	double min_hz, max_hz;
-	double spread;			/* (max - min) / median of the windows */
-	double tsc_ratio;		/* median of core cycles per TSC tick, NAN without a TSC */
+	double hz;			/* core clock, Hz */
+	double min_hz, max_hz;		/* the slowest and fastest window kept */
+	double spread;			/* (max - min) / hz */
+	double iqr;			/* (third quartile - first) / hz */
+	double tsc_ratio;		/* core cycles per TSC tick (same windows), NAN without a TSC */
 	double check_hz;		/* the same from the multiply chain, NAN when not run */
 	int check_agrees;		/* within MACHINE_CORE_CHECK_TOL of hz */
 	int holds;			/* hz can stand for "core cycles" (docs/methodology.md) */
@@ -74,14 +75,15 @@ struct machine_core_clock {
 	const char *why_not;		/* why not measured, or why it does not hold; NULL */
 };
 #define MACHINE_CORE_CHECK_TOL 0.10	/* add and multiply chains agree within 10 % */
-#define MACHINE_CORE_SPREAD_MAX 0.10	/* windows within 10 % of each other */
+#define MACHINE_CORE_IQR_MAX 0.05	/* the middle half of the windows within 5 % */
 
 /* Measure; 0, or -1 when it cannot be measured here (c->why_not says). */
 int machine_core_clock(struct machine_core_clock *c, int repeats, double window_s);
 
 /* A short measurement for use between passes of a run (5 windows of 1 ms,
-   no check chain): the median core clock in Hz, NAN where it cannot be
-   measured; *spread (when not NULL) gets (max - min) / median. */
+   no check chain): the core clock in Hz, NAN where it cannot be measured
+   (or the thread kept losing its CPU); *spread (when not NULL) gets
+   (max - min) / hz of the windows. */
 double machine_core_hz(double *spread);
 
 /* The core clock as the manifest records it (machine.core_clock). */

@@ -480,8 +480,9 @@ static void test_core_clock(void)
 	   c.why_not ? c.why_not : "holds");
 	ok(json_is_real(json_object_get(j, "hz")) && jsonutil_str(j, "method") &&
 	   json_is_boolean(json_object_get(j, "holds")) &&
-	   json_is_object(json_object_get(j, "check")) && json_is_integer(json_object_get(j, "lost")),
-	   "its JSON: hz, method, holds, check, lost");
+	   json_is_object(json_object_get(j, "check")) && json_is_integer(json_object_get(j, "lost")) &&
+	   json_is_real(json_object_get(j, "iqr")) && c.iqr <= c.spread,
+	   "its JSON: hz, method, holds, check, lost, iqr");
 	hz = machine_core_hz(&spread);
 	ok(hz > 0.8 * c.hz && hz < 1.25 * c.hz && isfinite(spread) && spread >= 0,
 	   "machine_core_hz: %.4g GHz, spread %.1f %%", hz / 1e9, 100 * spread);
@@ -504,7 +505,7 @@ static void test_core_clock(void)
 					break;
 			spinning = 0;
 			pthread_join(t, NULL);
-			ok(busy.lost > 0 && busy.repeats >= 3 && fabs(busy.hz / quiet.hz - 1) < 0.1,
+			ok(busy.lost > 0 && busy.repeats >= 3 && fabs(busy.hz / quiet.hz - 1) < 0.2,
 			   "CPU shared with a spinning thread: %d windows set aside, %.4g GHz against "
 			   "%.4g alone", busy.lost, busy.hz / 1e9, quiet.hz / 1e9);
 		} else {
