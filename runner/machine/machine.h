@@ -81,7 +81,7 @@ struct machine_core_clock {
 int machine_core_clock(struct machine_core_clock *c, int repeats, double window_s);
 
 /* A short measurement for use between passes of a run (5 windows of 1 ms,
-   no check chain): the core clock in Hz, NAN where it cannot be measured
+   no check chain: 5-20 ms): the core clock in Hz, NAN where it cannot be measured
    (or the thread kept losing its CPU); *spread (when not NULL) gets
    (max - min) / hz of the windows. */
 double machine_core_hz(double *spread);
