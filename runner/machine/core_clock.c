@@ -158,6 +158,7 @@ int machine_core_clock(struct machine_core_clock *c, int repeats, double window_
 	c->window_s = window_s;
 	c->method = machine_arch_add_method();
 	if (!c->method) {
+		c->repeats = 0;
 		c->why_not = machine_arch_why_not();
 		return -1;
 	}
