@@ -147,8 +147,9 @@ static json_t *cpu_text(json_t *m)
 	return out;
 }
 
-/* "L1d 32 KiB 8-way, L1i 32 KiB 8-way, L2 1 MiB; 64-byte lines". */
-static json_t *caches_text(json_t *caches)
+/* "L1d 32 KiB 8-way, L1i 32 KiB 8-way, L2 1 MiB; 64-byte lines (from
+   sysfs)", and why the LLC is implausible when it is. */
+static json_t *caches_text(json_t *caches, json_t *llc)
 {
 	json_t *c, *out;
 	char *buf = NULL;
@@ -170,8 +171,13 @@ static json_t *caches_text(json_t *caches)
 	c = json_array_get(caches, 0);
 	if (c && isfinite(jsonutil_num(c, "line_bytes")))
 		fprintf(f, "; %.0f-byte lines", jsonutil_num(c, "line_bytes"));
+	if (c && jsonutil_str(c, "source"))	/* runs before it was recorded lack it */
+		fprintf(f, " (from %s)", jsonutil_str(c, "source"));
 	if (json_array_size(caches) == 0)
 		fputs("n/a", f);
+	if (json_is_false(json_object_get(llc, "plausible")))
+		fprintf(f, "; L%.0f implausible here: %s", jsonutil_num(llc, "level"),
+			jsonutil_str(llc, "why") ? jsonutil_str(llc, "why") : "n/a");
 	fclose(f);
 	out = report_view_line(buf);
 	free(buf);
@@ -227,15 +233,143 @@ static json_t *vulns_text(json_t *v)
 
 static json_t *smt_text(json_t *v)
 {
-	const char *ctl = jsonutil_str(v, "control");
-	json_t *act = json_object_get(v, "active");
+	const char *ctl = jsonutil_str(v, "control"), *sib = jsonutil_str(v, "cpu0_siblings");
+	json_t *act = json_object_get(v, "active"), *tpc = json_object_get(v, "threads_per_core");
+	char more[200] = "", per[64] = "";
 
 	if (!json_is_object(v))
 		return report_view_str("n/a");
-	return report_view_strf("%s%s", ctl ? ctl : "control n/a",
+	if (json_is_integer(tpc))
+		snprintf(per, sizeof per, "; %lld thread%s per core (CPUID)",
+			 (long long)json_integer_value(tpc), json_integer_value(tpc) == 1 ? "" : "s");
+	snprintf(more, sizeof more, "%s%s%s", sib ? "; CPU 0's threads: " : "", sib ? sib : "", per);
+	return report_view_strf("%s%s%s", ctl ? ctl : "control n/a",
 				json_is_boolean(act) ? (json_is_true(act) ? ", siblings active"
 									  : ", no sibling active")
-						     : "");
+						     : "", more);
+}
+
+/* "0x17 (23), 0x01 (1), 2: Zen / Zen+; AuthenticAMD, as CPUID shows it
+   under the KVMKVMKVM hypervisor", or why CPUID gave nothing. */
+static json_t *cpuid_text(json_t *cpu)
+{
+	const char *hv = jsonutil_str(cpu, "hypervisor"), *why = jsonutil_str(cpu, "why_not");
+	double fam = jsonutil_num(cpu, "family"), mod = jsonutil_num(cpu, "model");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *out;
+
+	if (!isfinite(fam) || !isfinite(mod))
+		return report_view_strf("n/a (%s)", why ? why : "not recorded");
+	if (!(f = open_memstream(&buf, &len)))
+		return report_view_str("n/a");
+	fprintf(f, "0x%02x (%.0f), 0x%02x (%.0f), %.0f: %s; %s", (unsigned)fam, fam, (unsigned)mod,
+		mod, jsonutil_num(cpu, "stepping"),
+		jsonutil_str(cpu, "microarchitecture") ? jsonutil_str(cpu, "microarchitecture") : "n/a",
+		jsonutil_str(cpu, "vendor") ? jsonutil_str(cpu, "vendor") : "vendor n/a");
+	if (hv)
+		fprintf(f, ", as CPUID shows it under the %s hypervisor", hv);
+	if (jsonutil_str(cpu, "source") && strcmp(jsonutil_str(cpu, "source"), "cpuid") != 0)
+		fprintf(f, " (%s)", jsonutil_str(cpu, "source"));
+	fclose(f);
+	out = report_view_line(buf);
+	free(buf);
+	return out;
+}
+
+/* "2.47 GHz, 1.24 × the TSC (median of 9 windows, spread 1.5 %; the multiply
+   chain: 2.48 GHz)", "... does not hold: why", or "n/a (why)". */
+static json_t *core_clock_text(json_t *cc)
+{
+	double hz = jsonutil_num(cc, "hz"), r = jsonutil_num(cc, "tsc_ratio");
+	double chk = jsonutil_num(json_object_get(cc, "check"), "hz");
+	const char *why = jsonutil_str(cc, "why_not");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *out;
+
+	if (!isfinite(hz))
+		return report_view_strf("n/a (%s)", why ? why : "not measured");
+	if (!(f = open_memstream(&buf, &len)))
+		return report_view_str("n/a");
+	fprintf(f, "%.3g GHz", hz / 1e9);
+	if (isfinite(r))
+		fprintf(f, ", %.3g \u00d7 the TSC", r);
+	fprintf(f, " (median of %.0f windows, spread %.2g %%", jsonutil_num(cc, "repeats"),
+		100 * jsonutil_num(cc, "spread"));
+	if (isfinite(chk))
+		fprintf(f, "; the multiply chain: %.3g GHz", chk / 1e9);
+	fputs(")", f);
+	if (!json_is_true(json_object_get(cc, "holds")))
+		fprintf(f, "; does not hold: %s", why ? why : "n/a");
+	fclose(f);
+	out = report_view_line(buf);
+	free(buf);
+	return out;
+}
+
+/* "tsc (available: tsc, kvm-clock); TSC in use: why; kernel options:
+   tsc=reliable". */
+static json_t *clocksource_text(json_t *m)
+{
+	json_t *avail = json_object_get(m, "clocksources_available"), *tt = json_object_get(m, "tsc_trust");
+	json_t *v, *out;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return report_view_str("n/a");
+	report_view_any_text(f, json_object_get(m, "clocksource"));
+	if (json_is_array(avail)) {
+		fputs(" (available:", f);
+		json_array_foreach(avail, i, v)
+			fprintf(f, "%s %s", i ? "," : "", json_string_value(v) ? json_string_value(v) : "?");
+		fputs(")", f);
+	}
+	if (jsonutil_str(tt, "verdict"))
+		fprintf(f, "; TSC %s: %s", jsonutil_str(tt, "verdict"),
+			jsonutil_str(tt, "why") ? jsonutil_str(tt, "why") : "n/a");
+	if (json_array_size(json_object_get(tt, "cmdline"))) {
+		fputs("; kernel options:", f);
+		json_array_foreach(json_object_get(tt, "cmdline"), i, v)
+			fprintf(f, " %s", json_string_value(v) ? json_string_value(v) : "?");
+	}
+	fclose(f);
+	out = report_view_line(buf);
+	free(buf);
+	return out;
+}
+
+/* "on (/proc/cpuinfo flag pti; ...); PCID: CPU no, kernel no; INVPCID: ...". */
+static json_t *pti_pcid_text(json_t *m)
+{
+	json_t *pti = json_object_get(m, "pti");
+	const char *what[] = { "pcid", "invpcid" }, *name[] = { "PCID", "INVPCID" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *out;
+
+	if (!f)
+		return report_view_str("n/a");
+	fprintf(f, "PTI %s", jsonutil_str(pti, "state") ? jsonutil_str(pti, "state") : "n/a");
+	if (jsonutil_str(pti, "evidence"))
+		fprintf(f, " (%s)", jsonutil_str(pti, "evidence"));
+	for (int i = 0; i < 2; i++) {
+		json_t *x = json_object_get(m, what[i]), *c = json_object_get(x, "cpuid");
+		json_t *k = json_object_get(x, "kernel");
+
+		fprintf(f, "; %s: CPU %s, kernel %s", name[i],
+			json_is_boolean(c) ? (json_is_true(c) ? "yes" : "no") : "n/a",
+			json_is_boolean(k) ? (json_is_true(k) ? "yes" : "no") : "n/a");
+	}
+	fclose(f);
+	out = report_view_line(buf);
+	free(buf);
+	return out;
 }
 
 json_t *report_run_machine(json_t *m, json_t *nfs)
@@ -245,6 +379,8 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 
 	machine_row(rows, "Host", report_view_any(json_object_get(m, "hostname")));
 	machine_row(rows, "CPU", cpu_text(m));
+	if (json_object_get(m, "cpu"))	/* runs before these were recorded lack them */
+		machine_row(rows, "CPU family, model, stepping", cpuid_text(json_object_get(m, "cpu")));
 	if (isfinite(hz) && hz > 0) {
 		char num[64], ghz[64];
 		const char *src = jsonutil_str(m, "tsc_source");
@@ -256,7 +392,9 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 	} else {
 		machine_row(rows, "Cycle time", report_view_str("n/a"));
 	}
-	machine_row(rows, "Caches", caches_text(json_object_get(m, "caches")));
+	if (json_object_get(m, "core_clock"))
+		machine_row(rows, "Core clock", core_clock_text(json_object_get(m, "core_clock")));
+	machine_row(rows, "Caches", caches_text(json_object_get(m, "caches"), json_object_get(m, "llc")));
 	machine_row(rows, "Memory", isfinite(jsonutil_num(m, "memory_bytes")) ?
 		    report_view_size(jsonutil_num(m, "memory_bytes")) : report_view_str("n/a"));
 	machine_row(rows, "Disk", report_view_any(json_object_get(m, "disk")));
@@ -290,7 +428,9 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 		machine_row(rows, "Load average", report_view_any(v));
 	machine_row(rows, "Privileged", report_view_any(json_object_get(m, "privileged")));
 	if (json_object_get(m, "clocksource"))	/* runs before these were recorded lack them */
-		machine_row(rows, "Clocksource", report_view_any(json_object_get(m, "clocksource")));
+		machine_row(rows, "Clocksource", clocksource_text(m));
+	if (json_object_get(m, "pti"))
+		machine_row(rows, "PTI, PCID", pti_pcid_text(m));
 	if (json_object_get(m, "smt"))
 		machine_row(rows, "SMT", smt_text(json_object_get(m, "smt")));
 	if (json_object_get(m, "cmdline"))
