@@ -370,7 +370,7 @@ setup_file() {
 	python3 - "$BATS_TEST_TMPDIR/env/manifest.json" <<-'PY'
 	import json, sys
 	p = sys.argv[1]; d = json.load(open(p)); m = d["machine"]
-	m.update(vulnerabilities={"meltdown": "Mitigation: PTI"}, pcid=False, clocksource="kvm-clock",
+	m.update(pti={"state": "on"}, pcid={"cpuid": False, "kernel": False}, clocksource="kvm-clock",
 	         smt={"active": True}, load_avg=[1.6, 1.0, 0.5], cpus_online=2,
 	         cmdline="BOOT_IMAGE=/vmlinuz root=/dev/vda1 pti=on clocksource=kvm-clock tsc=unstable quiet -- isolcpus=1")
 	d["drift"] = {"canary": {"threshold": 0.1, "iterations": 1000}, "verdict": "drifted",
@@ -391,6 +391,6 @@ setup_file() {
 	[[ "$sec" == *"**Kernel options: pti=on clocksource=kvm-clock tsc=unstable.**"* ]]
 	[[ "$sec" != *"isolcpus"* ]]
 	[[ "$sec" != *"BOOT\_IMAGE"* ]]
-	# a fact not recorded gives no row: the fixture has no core clock, no drift check
+	# a fact not recorded gives no row: the fixture has no drift check
 	[[ "$(sed -n '/^### Can these numbers/,/^\*Measured\*/p' "$FULL/report.md")" != *"Drift check"* ]]
 }

@@ -134,32 +134,17 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 	return remove(p);
 }
 
-/* The largest data or unified cache of the machine description, one
-   instance, unless the description calls it implausible ("plausible":
-   false, a socket's L3 reported to a small guest); 0 when none. */
-static uint64_t llc_of(const json_t *machine)
+/* The machine description's last-level cache (machine.llc), unless it
+   calls it implausible (a socket's L3 reported to a small guest); 0 when
+   none is known. */
+static uint64_t llc_of(json_t *machine)
 {
-	const json_t *c;
-	uint64_t best = 0;
-	int level = 0;
-	size_t i;
+	json_t *llc = json_object_get(machine, "llc");
+	json_int_t size = json_integer_value(json_object_get(llc, "size_bytes"));
 
-	json_array_foreach(json_object_get(machine, "caches"), i, c) {
-		const char *type = json_string_value(json_object_get(c, "type"));
-		json_int_t size = json_integer_value(json_object_get(c, "size_bytes"));
-		int lv = (int)json_integer_value(json_object_get(c, "level"));
-
-		if ((type && !strcmp(type, "Instruction")) || size <= 0 || lv < level)
-			continue;
-		if (json_is_false(json_object_get(c, "plausible"))) {
-			best = 0;	/* the last level is unknown, not the one below it */
-			level = lv;
-			continue;
-		}
-		best = (uint64_t)size;
-		level = lv;
-	}
-	return best;
+	if (!json_is_true(json_object_get(llc, "plausible")) || size <= 0)
+		return 0;
+	return (uint64_t)size;
 }
 
 /* --- the folder ------------------------------------------------------------ */

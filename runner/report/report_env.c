@@ -35,16 +35,25 @@ static void virtual_machine(json_t *rows, json_t *m)
 			    "figures include."));
 }
 
-/* Kernel page-table isolation, and whether PCID spares the TLB. */
+/* Kernel page-table isolation, and whether PCID spares the TLB (the
+   machine's pti and pcid, else the meltdown line alone). */
 static void pti(json_t *rows, json_t *m)
 {
 	const char *meltdown = jsonutil_str(json_object_get(m, "vulnerabilities"), "meltdown");
-	json_t *pcid = json_object_get(m, "pcid");
+	const char *state = jsonutil_str(json_object_get(m, "pti"), "state");
+	json_t *pcid = json_object_get(json_object_get(m, "pcid"), "kernel");
+	int on;
 
-	if (!meltdown)
+	if (!json_is_object(json_object_get(m, "pcid")))
+		pcid = json_object_get(m, "pcid");	/* a plain true/false */
+	if (state)
+		on = !strcmp(state, "on");
+	else if (meltdown)
+		on = strstr(meltdown, "PTI") != NULL;
+	else
 		return;
-	if (!strstr(meltdown, "PTI")) {
-		row(rows, report_view_strf("No kernel page-table isolation (meltdown: %s)", meltdown),
+	if (!on) {
+		row(rows, report_view_str("No kernel page-table isolation"),
 		    report_view_str("Entering the kernel switches no page tables: system calls and "
 				    "process switches cost what the hardware and kernel code cost."));
 		return;
@@ -85,18 +94,22 @@ static void clocksource(json_t *rows, json_t *m)
 				    "system call more."));
 }
 
-/* The core clock as measured against the TSC, when the machine has it. */
+/* The core clock as measured against the TSC (machine.core_clock). */
 static void core_clock(json_t *rows, json_t *m)
 {
-	double core = jsonutil_num(m, "core_hz"), tsc = jsonutil_num(m, "tsc_hz");
+	json_t *cc = json_object_get(m, "core_clock");
+	double core = jsonutil_num(cc, "hz"), tsc = jsonutil_num(m, "tsc_hz");
 
 	if (!(tsc > 0))
 		return;
-	if (!(core > 0)) {
-		row(rows, report_view_strf("TSC at %.3g GHz; the core clock was not measured",
-					   tsc / 1e9),
-		    report_view_str("Cycle counts in this report are TSC ticks (time x TSC "
-				    "frequency), not core cycles."));
+	if (!(core > 0) || !json_is_true(json_object_get(cc, "holds"))) {
+		const char *why = jsonutil_str(cc, "why_not");
+		row(rows, report_view_strf("TSC at %.3g GHz; the core clock %s", tsc / 1e9,
+					   core > 0 ? "did not hold still while it was measured"
+						    : "was not measured"),
+		    report_view_strf("Cycle counts in this report are TSC ticks (time x TSC "
+				     "frequency), not core cycles%s%s.", why ? ": " : "",
+				     why ? why : ""));
 		return;
 	}
 	double r = core / tsc;
@@ -105,9 +118,10 @@ static void core_clock(json_t *rows, json_t *m)
 	    fabs(r - 1) <= 0.03
 		    ? report_view_str("The core ran at the TSC's rate: a TSC tick is a core cycle "
 				      "here, within 3 %.")
-		    : report_view_strf("A TSC tick is not a core cycle here: a core cycle is %.2f "
-				       "ticks. Count cycles from the core clock, not from the TSC.",
-				       1 / r));
+		    : report_view_strf("A TSC tick is not a core cycle here: one core cycle lasts "
+				       "%.2f ticks, so the cycle columns of this report (TSC ticks) "
+				       "are not core cycles; multiply them by %.2f for those.",
+				       1 / r, r));
 }
 
 static void drift(json_t *rows, json_t *man)
