@@ -61,3 +61,28 @@ for k, p in pts.items():
 	r=$(json "$f" 'd["points"][0]["reason"]')
 	[[ "$r" == *"online cpus"* ]] || { echo "reason: $r"; return 1; }
 }
+
+@test "mem_bandwidth: no plausible LLC (a Zen 5 guest with no sysfs caches, a socket's L3 by CPUID): 512 MiB, recorded, scaling checked" {
+	M="$BATS_TEST_DIRNAME/../fixtures/machine/amd-zen5-guest"
+	SYSMETER_MACHINE_ROOT="$M/root" SYSMETER_CPUID_FILE="$M/cpuid.txt" \
+		mem_run specs/ram_bandwidth.yaml --set 'ram_bandwidth.params.op=[read, memset]' \
+		--set "ram_bandwidth.params.threads=[1, 2]"
+	m="$BATS_TEST_TMPDIR/out/t$MEM_RUNS/manifest.json"
+	# the machine the run saw: the L3 from CPUID, and judged implausible
+	[ "$(json "$m" 'd["machine"]["llc"]["plausible"]')" = false ]
+	python3 - "$RESULTS/ram_bandwidth.json" <<-'PY'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	est = {}
+	for p in d["points"]:
+	    t = p["params_text"]
+	    sizes = {s["extra"]["buffer_bytes"] for s in p["samples"]}
+	    # the size actually used, in every sample: the large default, split
+	    assert sizes == {512 * 1024 * 1024}, (t, sizes)
+	    est[(t["op"], t["threads"])] = (p["estimate"], [f["flag"] for f in p["sanity"]])
+	# never a 2-thread figure above 2 x the 1-thread one without its flag
+	for op in ("read", "memset"):
+	    one, two = est[(op, "1")][0], est[(op, "2")]
+	    assert two[0] <= 2 * one or "superlinear_scaling" in two[1], (op, one, two)
+	PY
+}
