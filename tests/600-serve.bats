@@ -11,6 +11,7 @@ setup() {
 	OUT="$BATS_TEST_TMPDIR/out"
 	ip netns list >"$BATS_TEST_TMPDIR/netns.before" 2>/dev/null || :
 	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$BATS_TEST_TMPDIR/token"
+	chmod 600 "$BATS_TEST_TMPDIR/token"
 }
 
 teardown() {
@@ -56,6 +57,7 @@ PY
 	echo "$output"
 	[[ "$output" == "OK cpu="* ]]
 	echo "0123456789abcdef0123456789abcdef" >"$BATS_TEST_TMPDIR/wrong"
+	chmod 600 "$BATS_TEST_TMPDIR/wrong"
 	run client "$ADDR" "$BATS_TEST_TMPDIR/wrong" 1 "ECHO size=64"
 	echo "$output"
 	[ "$output" = "ERR authentication failed (wrong or missing token)" ]
@@ -126,6 +128,28 @@ PY
 	echo "$output"
 	[[ "$output" == "OK cpu="* ]]
 	grep -q "refused: busy" "$BATS_TEST_TMPDIR/serve.log"
+}
+
+@test "serve: a token file group or others can read is refused, on both ends, with the chmod that fixes it" {
+	T="$BATS_TEST_TMPDIR/token"
+	chmod 644 "$T"
+	run "$RUNNER" serve --listen 127.0.0.1:0 --token "$T"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: serve: token file '$T': mode 0644 is readable by group and others: chmod 600 $T" ]
+	chmod 660 "$T"
+	run "$RUNNER" serve --listen 127.0.0.1:0 --token "$T"
+	[ "$output" = "runner: serve: token file '$T': mode 0660 is readable and writable by group: chmod 600 $T" ]
+	# the measuring side reads it with the same rule
+	chmod 600 "$T"
+	start_serve --token "$T"
+	chmod 604 "$T"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t --peer "$ADDR" --token "$T" \
+		--set rtt.params.target=remote $NET/rtt.yaml
+	[ "$status" -eq 1 ]
+	reason=$(json "$OUT/t/results/rtt.json" 'd["points"][0]["reason"]')
+	echo "$reason"
+	[[ "$reason" == *"token file '$T': mode 0604 is readable by others: chmod 600 $T"* ]]
 }
 
 @test "serve: a peer killed mid-run fails that point with a clear message; the run goes on and leaves nothing" {
