@@ -600,6 +600,7 @@ static int pend_send(struct pend *p, const char *line)
 {
 	size_t n = strlen(line);
 
+	errno = 0;		/* a short send leaves it: said as such */
 	return n == 0 || send(p->fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)n ? 0 : -1;
 }
 
