@@ -2,7 +2,11 @@
 # runner serve, the network peer: refuses a wrong token and another
 # protocol version (naming both), survives garbage and a bounded connection
 # flood, needs a token off loopback; a peer killed mid-run fails that point
-# only; a veth shaped to 100 Mbit/s measures 85-100 Mbit/s.
+# only; a veth shaped to 100 Mbit/s measures 85-100 Mbit/s.  Hardening
+# (issue 21): byte budgets that an announced length cannot overflow, counts
+# of the bytes that came, strangers that cannot hold the sessions, slots
+# free as soon as sessions end, token files only their owner can read, an
+# ERR line for every refusal, a log that a flood cannot grow without bound.
 
 load helpers
 load probes/net_helpers
@@ -11,6 +15,7 @@ setup() {
 	OUT="$BATS_TEST_TMPDIR/out"
 	ip netns list >"$BATS_TEST_TMPDIR/netns.before" 2>/dev/null || :
 	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$BATS_TEST_TMPDIR/token"
+	chmod 600 "$BATS_TEST_TMPDIR/token"
 }
 
 teardown() {
@@ -50,12 +55,64 @@ print(f.readline().decode().strip())
 PY
 }
 
+# serve_py ARGS... <<'PY' ... PY: python3 running the script on stdin with
+# clients of the protocol defined: conn(addr, src=None), line(s) (one line,
+# byte by byte: nothing of the data phase read; "" at a close or timeout),
+# hello(s, token|"-", request) (the handshake: the server's last line),
+# frame(len) (a SINK header), take(s, n)
+SERVE_PY='
+import hashlib, hmac, os, socket, struct, sys, time
+MAGIC = 0x314b4e49534d5953
+def conn(addr, src=None, timeout=10):
+    h, p = addr.rsplit(":", 1)
+    return socket.create_connection((h, int(p)), timeout=timeout,
+                                    source_address=(src, 0) if src else None)
+def line(s):
+    b = b""
+    try:
+        while not b.endswith(b"\n"):
+            c = s.recv(1)
+            if not c:
+                break
+            b += c
+    except OSError:
+        pass
+    return b.decode(errors="replace").rstrip("\n")
+def hello(s, tok, req):
+    s.sendall(b"SYSMETER 1 HELLO\n")
+    l = line(s)
+    w = l.split()
+    if len(w) < 5 or w[2] != "CHALLENGE":
+        return l
+    mac = "-"
+    if tok != "-":
+        key = open(tok, "rb").read().rstrip(b"\n")
+        mac = hmac.new(key, ("%s %s" % (w[3], req)).encode(), hashlib.sha256).hexdigest()
+    s.sendall(("AUTH %s %s\n" % (mac, req)).encode())
+    return line(s)
+def frame(n):
+    return struct.pack("<QQ", MAGIC, n)
+def take(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            break
+        b += c
+    return b
+'
+serve_py() {
+	python3 -c "$SERVE_PY
+exec(compile(sys.stdin.read(), \"test\", \"exec\"))" "$@"
+}
+
 @test "serve: the right token is accepted, a wrong or missing one refused" {
 	start_serve --token "$BATS_TEST_TMPDIR/token"
 	run client "$ADDR" "$BATS_TEST_TMPDIR/token" 1 "ECHO size=64"
 	echo "$output"
 	[[ "$output" == "OK cpu="* ]]
 	echo "0123456789abcdef0123456789abcdef" >"$BATS_TEST_TMPDIR/wrong"
+	chmod 600 "$BATS_TEST_TMPDIR/wrong"
 	run client "$ADDR" "$BATS_TEST_TMPDIR/wrong" 1 "ECHO size=64"
 	echo "$output"
 	[ "$output" = "ERR authentication failed (wrong or missing token)" ]
@@ -125,7 +182,220 @@ PY
 	run client "$ADDR" "$BATS_TEST_TMPDIR/token" 1 "ECHO size=64"
 	echo "$output"
 	[[ "$output" == "OK cpu="* ]]
-	grep -q "refused: busy" "$BATS_TEST_TMPDIR/serve.log"
+	# the busy refusals are logged, or counted among the lines left out
+	grep -Eq "refused: busy|log lines? left out" "$BATS_TEST_TMPDIR/serve.log"
+}
+
+@test "serve: a SINK frame of 2^64-1 bytes after one of 1 is refused with an ERR line; the log counts the bytes that came" {
+	start_serve --token "$BATS_TEST_TMPDIR/token"
+	run serve_py "$ADDR" "$BATS_TEST_TMPDIR/token" <<'PY'
+addr, tok = sys.argv[1], sys.argv[2]
+s = conn(addr, timeout=3)
+assert hello(s, tok, "SINK").startswith("OK "), "no OK"
+s.sendall(frame(1) + b"x")
+ack = take(s, 40)
+assert struct.unpack("<Q", ack[:8])[0] == 1, ack
+# 1 + (2^64 - 1) is 0 in 64 bits: the budget must not wrap
+s.sendall(frame(2**64 - 1))
+print(line(s))
+try:
+    s.sendall(b"y" * 65536)
+except OSError:
+    pass
+s.close()
+# a frame of 100 bytes of which 10 come: 10 bytes moved
+s = conn(addr, timeout=3)
+assert hello(s, tok, "SINK").startswith("OK "), "no OK"
+s.sendall(frame(100) + b"z" * 10)
+time.sleep(0.3)
+s.close()
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "ERR frame of 18446744073709551615 bytes refused: the session's byte limit is 68719476736 and 1 are used" ]
+	wait_until 10 grep -q "SINK: 10 bytes: client closed the connection in a frame" "$BATS_TEST_TMPDIR/serve.log"
+	cat "$BATS_TEST_TMPDIR/serve.log"
+	grep -q "SINK: 1 bytes: frame of 18446744073709551615 bytes refused" "$BATS_TEST_TMPDIR/serve.log"
+}
+
+@test "serve: 16 silent connections and strangers reconnecting at once do not keep an authenticated client out" {
+	start_serve --token "$BATS_TEST_TMPDIR/token"
+	run serve_py "$ADDR" "$BATS_TEST_TMPDIR/token" <<'PY'
+import threading
+addr, tok = sys.argv[1], sys.argv[2]
+# 16 silent connections from the client's own address, held
+held = [conn(addr) for _ in range(16)]
+# and from another address, 16 more reopened as soon as they are closed
+done = False
+def churn():
+    socks = []
+    while not done:
+        socks = [x for x in socks if x.fileno() >= 0]
+        while len(socks) < 16:
+            try:
+                socks.append(conn(addr, src="127.0.0.2", timeout=1))
+            except OSError:
+                break
+        for x in list(socks):
+            x.setblocking(False)
+            try:
+                if x.recv(200) is not None:
+                    x.close()
+            except BlockingIOError:
+                pass
+            except OSError:
+                x.close()
+        time.sleep(0.001)
+    for x in socks:
+        x.close()
+t = threading.Thread(target=churn)
+t.start()
+time.sleep(0.3)
+ok = 0
+for i in range(10):
+    s = conn(addr)
+    r = hello(s, tok, "ECHO size=64")
+    if r.startswith("OK "):
+        s.sendall(b"e" * 64)
+        if take(s, 64) == b"e" * 64:
+            ok += 1
+    else:
+        print("attempt %d: %s" % (i, r))
+    s.close()
+done = True
+t.join()
+print("served %d of 10" % ok)
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "served 10 of 10" ]
+	kill -0 "$SPID"
+}
+
+@test "serve: a client arriving just after 16 sessions ended is served (no false ERR busy)" {
+	start_serve --token "$BATS_TEST_TMPDIR/token"
+	run serve_py "$ADDR" "$BATS_TEST_TMPDIR/token" "$SPID" <<'PY'
+addr, tok, spid = sys.argv[1], sys.argv[2], sys.argv[3]
+def kids():
+    with open("/proc/%s/task/%s/children" % (spid, spid)) as f:
+        return f.read().split()
+def ended(pid):       # exited: a zombie, or gone (reaped)
+    try:
+        st = open("/proc/%s/stat" % pid).read()
+    except OSError:
+        return True
+    return st.rsplit(")", 1)[1].split()[0] == "Z"
+for cycle in range(5):
+    held = []
+    for i in range(16):
+        s = conn(addr)
+        r = hello(s, tok, "CONN close=client")
+        assert r.startswith("OK "), (cycle, i, r)
+        held.append(s)
+    s = conn(addr)
+    print(hello(s, tok, "CONN close=client"))
+    s.close()
+    pids = kids()
+    assert len(pids) == 16, pids
+    for s in held:
+        s.close()
+    end = time.time() + 10
+    while not all(ended(p) for p in pids):      # as soon as they have exited
+        assert time.time() < end, "sessions did not end"
+    s = conn(addr)
+    print(hello(s, tok, "CONN close=client").split(" ")[0])
+    s.close()
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 10 ]
+	for i in 0 2 4 6 8; do
+		[ "${lines[$i]}" = "ERR busy: 16 sessions running (at most 16), try later" ]
+		[ "${lines[$((i + 1))]}" = "OK" ]
+	done
+}
+
+@test "serve: a token file group or others can read is refused, on both ends, with the chmod that fixes it" {
+	T="$BATS_TEST_TMPDIR/token"
+	chmod 644 "$T"
+	# (a serve that took it would serve: timeout ends it, and the test fails)
+	run timeout 10 "$RUNNER" serve --listen 127.0.0.1:0 --token "$T"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: serve: token file '$T': mode 0644 is readable by group and others: chmod 600 $T" ]
+	chmod 660 "$T"
+	run timeout 10 "$RUNNER" serve --listen 127.0.0.1:0 --token "$T"
+	[ "$output" = "runner: serve: token file '$T': mode 0660 is readable and writable by group: chmod 600 $T" ]
+	# the measuring side reads it with the same rule
+	chmod 600 "$T"
+	start_serve --token "$T"
+	chmod 604 "$T"
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id t --peer "$ADDR" --token "$T" \
+		--set rtt.params.target=remote $NET/rtt.yaml
+	[ "$status" -eq 1 ]
+	reason=$(json "$OUT/t/results/rtt.json" 'd["points"][0]["reason"]')
+	echo "$reason"
+	[[ "$reason" == *"token file '$T': mode 0604 is readable by others: chmod 600 $T"* ]]
+}
+
+@test "serve: every refusal is one ERR line before the close (time, long line, handshakes from one address)" {
+	start_serve --token "$BATS_TEST_TMPDIR/token"
+	run serve_py "$ADDR" <<'PY'
+addr = sys.argv[1]
+# a control line past 255 bytes, before and after the challenge
+s = conn(addr)
+s.sendall(b"x" * 300)
+print(line(s))
+s = conn(addr)
+s.sendall(b"SYSMETER 1 HELLO\n")
+assert line(s).startswith("SYSMETER 1 CHALLENGE ")
+s.sendall(b"AUTH " + b"f" * 300 + b"\n")
+print(line(s))
+# a ninth handshake from one address pushes out the oldest
+held = [conn(addr, src="127.0.0.3") for _ in range(9)]
+print(line(held[0]))
+for x in held:
+    x.close()
+# silent, and silent after the challenge: the handshake time runs out
+a = conn(addr, timeout=20)
+b = conn(addr, timeout=20)
+b.sendall(b"SYSMETER 1 HELLO\n")
+assert line(b).startswith("SYSMETER 1 CHALLENGE ")
+print(line(a))
+print(line(b))
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "SYSMETER 1 ERR control line longer than 255 bytes" ]
+	[ "${lines[1]}" = "ERR control line longer than 255 bytes" ]
+	[ "${lines[2]}" = "SYSMETER 1 ERR busy: too many handshakes from 127.0.0.3 (at most 8), try later" ]
+	[ "${lines[3]}" = "SYSMETER 1 ERR handshake not finished within 5 s" ]
+	[ "${lines[4]}" = "ERR handshake not finished within 5 s" ]
+	grep -q "refused: handshake not finished within 5 s" "$BATS_TEST_TMPDIR/serve.log"
+}
+
+@test "serve: a flood of refusals is logged at most 20 lines a second, the rest counted exactly" {
+	start_serve --token "$BATS_TEST_TMPDIR/token"
+	run serve_py "$ADDR" <<'PY'
+addr = sys.argv[1]
+for i in range(300):
+    s = conn(addr)
+    s.sendall(b"GET / HTTP/1.0\n")
+    assert line(s).startswith("SYSMETER 1 ERR "), i
+    s.close()
+PY
+	[ "$status" -eq 0 ]
+	kill "$SPID"
+	wait "$SPID" || :
+	SPID=
+	log="$BATS_TEST_TMPDIR/serve.log"
+	shown=$(grep -c "refused: bad hello" "$log")
+	left=$(sed -n 's/^runner: serve: \([0-9]*\) log lines\{0,1\} left out (at most 20 a second)$/\1/p' "$log" |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "shown $shown, left out $left"
+	[ "$shown" -lt 300 ]
+	[ "$left" -gt 0 ]
+	[ $((shown + left)) -eq 300 ]
 }
 
 @test "serve: a peer killed mid-run fails that point with a clear message; the run goes on and leaves nothing" {

@@ -4,7 +4,10 @@
 # probes and leaves nothing behind (after the run, after Ctrl-C, after a
 # SIGKILL of the runner); without root or ganesha the NFS points skip with
 # the reason; `--nfs nfs://HOST/EXPORT` is handed on as given; rerun
-# replays it.  The fixture probe nfs_info checks what it is given.
+# replays it.  The fixture probe nfs_info checks what it is given.  Its
+# access (issue 21): read-only, a writable twin squashed to nobody, the
+# probes' address and privileged ports only; reclaiming a killed run's
+# folder touches nothing else.
 
 load helpers
 
@@ -114,17 +117,27 @@ nothing_left() {
 # nfs_read ADDR EXPORT NAME 3|4: the file's bytes over NFSv3 (MOUNT found
 # through rpcbind, MNT, LOOKUP, READ; RFC 1813) or NFSv4.0 (one COMPOUND:
 # PUTROOTFH, LOOKUP, LOOKUP, READ with the anonymous stateid; RFC 7530): a
-# client with nothing shared with the runner
+# client with nothing shared with the runner, from a privileged port (as root)
 nfs_read() {
 	python3 - "$@" <<'PY'
-import os, socket, struct, sys
+import os, random, socket, struct, sys
+
+def privileged(host, port):     # the server answers privileged ports only
+    for p in random.sample(range(600, 1024), 424):
+        try:
+            return socket.create_connection((host, port), timeout=5, source_address=("", p))
+        except OSError as e:
+            if e.errno not in (98, 99):     # EADDRINUSE, EADDRNOTAVAIL
+                raise
+    sys.exit("no privileged port free")
 
 def call(host, port, prog, vers, proc, args):
     xid = int.from_bytes(os.urandom(4), "big")
     cred = struct.pack(">II", 0, 8) + b"sysmeter" + struct.pack(">III", 0, 0, 0)
     msg = (struct.pack(">IIIIII", xid, 0, 2, prog, vers, proc)
            + struct.pack(">II", 1, len(cred)) + cred + struct.pack(">II", 0, 0) + args)
-    s = socket.create_connection((host, port), timeout=5)
+    s = privileged(host, port)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     s.sendall(struct.pack(">I", 0x80000000 | len(msg)) + msg)
     def take(n):
         b = b""
@@ -193,6 +206,80 @@ sys.stdout.buffer.write(out)
 PY
 }
 
+# nfs_op ADDR EXPORT read|create|remove NAME [unprivileged]: one NFSv3 call
+# (after MNT through rpcbind) from a privileged port, or from any port (as
+# every process on this host can); prints "OP NAME: nfsstat3 N", or where
+# it was refused: "MNT EXPORT: mountstat3 N", "RPC PROG: denied (auth_stat
+# N)" (5: AUTH_TOOWEAK), "RPC PROG: connection closed"
+nfs_op() {
+	python3 - "$@" <<'PY'
+import os, random, socket, struct, sys
+
+host, export, op, name = sys.argv[1:5]
+priv = len(sys.argv) < 6
+
+def connect(port):
+    if not priv:
+        return socket.create_connection((host, port), timeout=5)
+    for p in random.sample(range(600, 1024), 424):
+        try:
+            return socket.create_connection((host, port), timeout=5, source_address=("", p))
+        except OSError as e:
+            if e.errno not in (98, 99):
+                raise
+    sys.exit("no privileged port free")
+
+def call(port, prog, vers, proc, args):
+    xid = int.from_bytes(os.urandom(4), "big")
+    cred = struct.pack(">II", 0, 8) + b"sysmeter" + struct.pack(">III", 0, 0, 0)
+    msg = (struct.pack(">IIIIII", xid, 0, 2, prog, vers, proc)
+           + struct.pack(">II", 1, len(cred)) + cred + struct.pack(">II", 0, 0) + args)
+    s = connect(port)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.sendall(struct.pack(">I", 0x80000000 | len(msg)) + msg)
+    data, last = b"", False
+    while not last:
+        head = s.recv(4, socket.MSG_WAITALL)
+        if len(head) < 4:
+            print("RPC %d: connection closed" % prog); sys.exit(0)
+        (mark,) = struct.unpack(">I", head)
+        last = mark & 0x80000000
+        data += s.recv(mark & 0x7fffffff, socket.MSG_WAITALL)
+    s.close()
+    _, _, rstat, a, b = struct.unpack(">IIIII", data[:20])
+    if rstat != 0:
+        print("RPC %d: denied (auth_stat %d)" % (prog, b) if a == 1 else "RPC %d: denied" % prog)
+        sys.exit(0)
+    at = 20 + (b + 3) // 4 * 4
+    if struct.unpack(">I", data[at:at + 4])[0] != 0:
+        print("RPC %d: accept_stat %d" % (prog, struct.unpack(">I", data[at:at + 4])[0]))
+        sys.exit(0)
+    return data[at + 4:]
+
+def xstr(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+
+def u32(b, at):
+    return struct.unpack(">I", b[at:at + 4])[0]
+
+mport = u32(call(111, 100000, 2, 3, struct.pack(">IIII", 100005, 3, 6, 0)), 0)
+r = call(mport, 100005, 3, 1, xstr(export.encode()))
+if u32(r, 0):
+    print("MNT %s: mountstat3 %d" % (export, u32(r, 0))); sys.exit(0)
+root = r[8:8 + u32(r, 4)]
+where = xstr(root) + xstr(name.encode())
+if op == "create":      # UNCHECKED, mode 0644
+    r = call(2049, 100003, 3, 8, where + struct.pack(">IIIIIIII", 0, 1, 0o644, 0, 0, 0, 0, 0))
+elif op == "remove":
+    r = call(2049, 100003, 3, 12, where)
+else:
+    r = call(2049, 100003, 3, 3, where)
+    if u32(r, 0) == 0:
+        r = call(2049, 100003, 3, 6, xstr(r[8:8 + u32(r, 4)]) + struct.pack(">QI", 0, 64))
+print("%s %s: nfsstat3 %d" % (op.upper(), name, u32(r, 0)))
+PY
+}
+
 # an NFS point of the fixture: ok, and what the probe got
 check_ok_point() {
 	[ "$(json "$1" 'd["points"][0]["status"]')" = ok ] || { json "$1" 'd["points"][0]["reason"]'; return 1; }
@@ -235,6 +322,83 @@ check_ok_point() {
 	run "$RUNNER" report --format md "$OUT/t"
 	[ "$status" -eq 0 ]
 	grep -q '^| NFS server | nfs-ganesha in a namespace on this host |$' "$OUT/t/report.md"
+}
+
+@test "nfs: the export is read-only, its writable twin squashed to nobody; a client from another port or address of the old /30 is refused" {
+	need_ganesha
+	run_bg --no-report -o "$OUT" --run-id t --nfs netns --set hold.repetitions=20 "$NFSSPECS/hold.yaml"
+	server_up
+	server_procs
+	echo data >"$DIR/data.bin"
+	# as the probes come (root on this host, the veth's host end, a
+	# privileged port): they read, they do not write
+	run nfs_op "$ADDR" /sysmeter read data.bin
+	[ "$output" = "READ data.bin: nfsstat3 0" ]
+	run nfs_op "$ADDR" /sysmeter create new.bin
+	echo "$output"
+	[ "$output" = "CREATE new.bin: nfsstat3 30" ]	# NFS3ERR_ROFS
+	run nfs_op "$ADDR" /sysmeter remove data.bin
+	[ "$output" = "REMOVE data.bin: nfsstat3 30" ]
+	[ -e "$DIR/data.bin" ]
+	[ ! -e "$DIR/new.bin" ]
+	# the writable export: whoever writes is nobody
+	run nfs_op "$ADDR" /sysmeter-rw create new.bin
+	[ "$output" = "CREATE new.bin: nfsstat3 0" ]
+	[ "$(stat -c %u:%g "$AREA/rw/area/new.bin")" = 65534:65534 ]
+	# from the host's address but not a privileged port, as any process of
+	# this host can: refused (AUTH_TOOWEAK)
+	run nfs_op "$ADDR" /sysmeter read data.bin unprivileged
+	echo "$output"
+	[ "$output" = "RPC 100003: denied (auth_stat 5)" ]
+	run nfs_op "$ADDR" /sysmeter-rw create other.bin unprivileged
+	[ "$output" = "RPC 100003: denied (auth_stat 5)" ]
+	if command -v setpriv >/dev/null; then	# a user who is not root
+		run setpriv --reuid=65534 --regid=65534 --clear-groups \
+			bash -c "cd /; $(declare -f nfs_op); nfs_op $ADDR /sysmeter read data.bin unprivileged"
+		[ "$output" = "RPC 100003: denied (auth_stat 5)" ]
+	fi
+	[ ! -e "$AREA/rw/area/other.bin" ]
+	# from the namespace's own address (in the veth's /30, not the probes'): refused
+	g=$(pgrep -f "$AREA/ganesha.conf" | head -1)
+	run nsenter -t "$g" -n bash -c "$(declare -f nfs_op); nfs_op $ADDR /sysmeter read data.bin"
+	echo "$output"
+	[ "$output" = "MNT /sysmeter: mountstat3 13" ]	# MNT3ERR_ACCES
+	kill -INT "$RPID"
+	wait "$RPID" || :
+}
+
+@test "nfs: a killed run's folder is reclaimed; one of another user, of another mode, without the marker or behind a link is left alone" {
+	need_ganesha
+	dead=$(sh -c 'echo $$')		# a runner that is gone
+	area() {	# a folder as a killed runner leaves it: root's, 0755, the marker
+		local d
+		d=$(mktemp -d "/var/tmp/${1:-sysmeter-nfs.}XXXXXX")
+		printf '%s 12345\nsysmeter --nfs netns scratch area\n' "$dead" >"$d/owner"
+		chmod 644 "$d/owner"
+		touch "$d/keep"
+		chmod 755 "$d"
+		echo "$d"
+	}
+	ours=$(area)
+	users=$(area) && chown -R 65534:65534 "$users"		# planted by another user
+	wide=$(area) && chmod 777 "$wide"
+	nomark=$(area) && rm "$nomark/owner"
+	badmark=$(area) && chown 65534 "$badmark/owner"
+	target=$(area sysmeter-elsewhere.) && link=$(mktemp -u /var/tmp/sysmeter-nfs.XXXXXX)
+	ln -s "$target" "$link"
+	touch -h -d '2 hours ago' "$ours" "$users" "$wide" "$nomark" "$badmark" "$target" "$link"
+	SYSMETER_GANESHA=/bin/false run "$RUNNER" --no-report -o "$OUT" --run-id t --nfs netns "$NFSSPECS/info.yaml"
+	echo "$output"
+	left=0
+	for d in "$users" "$wide" "$nomark" "$badmark" "$target"; do
+		[ -e "$d/keep" ] || { echo "$d was removed"; left=1; }
+	done
+	rm -rf "$users" "$wide" "$nomark" "$badmark" "$target" "$link"
+	[ "$status" -eq 0 ]
+	[ "$left" -eq 0 ]
+	[[ "$output" == *"runner: --nfs netns: removed $ours, left by runner $dead (gone)"* ]]
+	[ ! -e "$ours" ]
+	[ "$(grep -c 'runner: --nfs netns: removed ' <<<"$output")" -eq 1 ]
 }
 
 @test "nfs: Ctrl-C while a point runs stops the run and removes server, namespace, veth and export" {

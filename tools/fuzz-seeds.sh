@@ -34,8 +34,19 @@ fuzz_results)
 		done
 	done ;;
 fuzz_serve)
+	# a control byte (bit 0: the handshake with the harness's token; the
+	# others: how the stream is cut), then the stream: control lines, whole
+	# handshakes (open, and signed for the harness's nonce and token), and
+	# a budget (used, max) with SINK frame headers, as u64s
 	for l in 'SYSMETER 1 HELLO' 'AUTH - ECHO size=64 cpu=1' 'AUTH - SINK cpu=0 rcvbuf=65536' \
-		'AUTH - CONN close=server'; do printf '%s' "$l" | add; done ;;
+		'AUTH - CONN close=server'; do printf '\006%s' "$l" | add; done
+	printf '\010SYSMETER 1 HELLO\nAUTH - CONN close=client\n' | add
+	printf '\011SYSMETER 1 HELLO\nAUTH %s ECHO size=64\n' \
+		2f9209e5a6bd5fd8f06ae2dcb323c9441f43c8e144f7a14c6af4748de29621d6 | add
+	printf '\013SYSMETER 1 HELLO\nAUTH %s SINK cpu=0 rcvbuf=65536\nSYMSINK1\001\000\000\000\000\000\000\000x' \
+		ef96dd1c12d232b439efba0b7155c6d54a610172606abad6a719a9b73e95f6d7 | add
+	# used 0, max 1 MiB; frames of 1, 2^64-1, end
+	printf '\000\000\000\000\000\000\000\000\000\000\000\020\000\000\000\000\000SYMSINK1\001\000\000\000\000\000\000\000SYMSINK1\377\377\377\377\377\377\377\377SYMSINK1\000\000\000\000\000\000\000\000' | add ;;
 esac
 reg=tests/fuzz/regress/${name#fuzz_}
 if [ -d "$reg" ]; then

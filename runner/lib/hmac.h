@@ -16,7 +16,10 @@ int hmac_sha256_hex(const void *key, size_t klen, const char *msg, char hex[65])
 #define HMAC_TOKEN_MIN 16
 
 /* Read a token file: its bytes without trailing newlines, HMAC_TOKEN_MIN to
-   cap of them.  0; -1 with "token file 'PATH': why" in err. */
+   cap of them.  A file that is not regular, or that group or others may
+   read, write or execute, is refused, naming the chmod that fixes it
+   ("token file 'x': mode 0644 is readable by group and others: chmod 600 x").
+   0; -1 with "token file 'PATH': why" in err. */
 int hmac_read_token(const char *path, unsigned char *buf, size_t cap, size_t *len,
 		    char *err, size_t errlen);
 

@@ -11,14 +11,26 @@
  * rpcbind answers, so that it can register MOUNT and NFS for v3 clients.
  *
  * Everything of one server lives in one scratch area on a disk file system,
- * /var/tmp/sysmeter-nfs.XXXXXX: owner (who made it, to reclaim it after a
- * killed run), ganesha.conf, ganesha.log, ganesha.out (its stdout/stderr),
- * ganesha.pid, rpcbind.out, recovery/ (v4 client records) and export/.
+ * /var/tmp/sysmeter-nfs.XXXXXX (root's, mode 0755): owner (the runner's
+ * marker: who made it, to reclaim it after a killed run), ganesha.conf,
+ * ganesha.log, ganesha.out (its stdout/stderr), ganesha.pid, rpcbind.out,
+ * recovery/ (v4 client records), export/ and rw/area/.
+ *
+ * Who may use the server: it runs as root, so its exports are kept to what
+ * the probes need.  /sysmeter (export/, the probes' files, made on this
+ * host) is read-only; /sysmeter-rw (rw/area/, for a client that must write
+ * a file, as nfs_read does on a server it was given by URL) is writable
+ * with every user squashed to nobody (65534), inside rw/ (root's, 0700) so
+ * that no local process reaches it by path.  Both answer only the veth's
+ * host end, the address the probes' connections come from, and only from a
+ * privileged port (below 1024: root, as the runner and its probes are;
+ * libnfs binds one when it can), so that no unprivileged process on this
+ * host can use them.
  *
  * Readiness is asked of the server itself, over the veth: RPC NULL calls
  * to NFSv3 and NFSv4 on port 2049, MOUNT v3 looked up in rpcbind and the
- * export mounted through it (as root, as the probes will); no sleep stands
- * in for it.
+ * export mounted through it (as root from a privileged port, as the
+ * probes will); no sleep stands in for it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +58,9 @@
 
 #define AREA_ROOT "/var/tmp"
 #define AREA_PREFIX "sysmeter-nfs."
+#define AREA_MODE 0755			/* what make_area leaves it with */
+#define AREA_MARK "sysmeter --nfs netns scratch area"	/* owner's second line */
+#define SQUASH_ID 65534			/* nobody: /sysmeter-rw's every user */
 #define NS_OCTET 77			/* 10.77.0.0/16 */
 #define NS_PREFIX "sn"			/* veth snh<pid> / snp<pid> */
 #define DEPS "apt-get install nfs-ganesha nfs-ganesha-vfs rpcbind, or make deps"
@@ -57,7 +72,7 @@
 struct serve_nfs {
 	int netns;
 	char url[300], label[300], error[2048];
-	char area[PATH_MAX], export_dir[PATH_MAX + 16];
+	char area[PATH_MAX], export_dir[PATH_MAX + 16], rw_dir[PATH_MAX + 16];
 	struct serve_ns ns;		/* private: net + mount + PID namespace */
 	int rpcbind, ganesha;		/* pids (serve_ns_spawn's shims), 0 if none */
 	const char *ganesha_bin, *rpcbind_bin;
@@ -188,41 +203,70 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return remove(path);
 }
 
-/* "PID START": the runner that owns the area, to tell a killed run's. */
+/* "PID START" and the marker line: the runner that owns the area, to tell
+   a killed run's, and that it is one of ours. */
 static int write_owner(const struct serve_nfs *n)
 {
 	char path[PATH_MAX + 16];
 	FILE *f;
+	int fd;
 
 	area_path(n, "owner", path, sizeof path);
-	if (!(f = fopen(path, "w")))
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
-	fprintf(f, "%d %llu\n", (int)getpid(), serve_ns_proc_start((int)getpid()));
+	}
+	fprintf(f, "%d %llu\n%s\n", (int)getpid(), serve_ns_proc_start((int)getpid()), AREA_MARK);
 	return fclose(f);
+}
+
+/* Is dir an area a runner made: a directory (not a link) of root's with
+   the mode make_area leaves, holding a marker file of root's that says so?
+   Its owner's pid and start time then. */
+static int is_our_area(const char *dir, int *pid, unsigned long long *start)
+{
+	char path[PATH_MAX], buf[200], mark[sizeof AREA_MARK + 2];
+	struct stat st;
+	ssize_t r;
+	int fd;
+
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 07777) != AREA_MODE)
+		return 0;
+	snprintf(path, sizeof path, "%s/owner", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	    !(st.st_mode & 022) ? read(fd, buf, sizeof buf - 1) : -1;
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	mark[0] = '\0';
+	if (sscanf(buf, "%d %llu\n%*[^\n]", pid, start) != 2 || *pid <= 0)
+		return 0;
+	const char *nl = strchr(buf, '\n');
+	snprintf(mark, sizeof mark, "%s\n", AREA_MARK);
+	return nl && strcmp(nl + 1, mark) == 0;
 }
 
 /* One area of another runner, removed when that runner is gone.  Its
    namespace went with it (serve_ns: a PID namespace whose init dies with
-   the runner): only files are left. */
+   the runner): only files are left.  Anything else under the name (a
+   folder of another user's, of another mode, without the marker) is left
+   alone: this runs as root. */
 static void reclaim_area(const char *dir, int quiet)
 {
-	char path[PATH_MAX];
 	unsigned long long start = 0;
-	struct stat st;
 	int pid = 0;
-	FILE *f;
 
-	snprintf(path, sizeof path, "%s/owner", dir);
-	if ((f = fopen(path, "r"))) {
-		if (fscanf(f, "%d %llu", &pid, &start) != 2)
-			pid = 0;
-		fclose(f);
-	}
-	if (pid > 0 && serve_ns_proc_start(pid) == start)
-		return;		/* its runner still runs */
-	/* No owner yet: a runner may be between mkdtemp and writing it. */
-	if (pid <= 0 && (stat(dir, &st) < 0 || time(NULL) - st.st_mtime < 60))
+	if (!is_our_area(dir, &pid, &start))
 		return;
+	if (serve_ns_proc_start(pid) == start)
+		return;		/* its runner still runs */
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (!quiet)
 		fprintf(stderr, "runner: --nfs netns: removed %s, left by runner %d (gone)\n", dir,
@@ -252,11 +296,20 @@ static int make_area(struct serve_nfs *n)
 		n->area[0] = '\0';
 		return -1;
 	}
-	write_owner(n);		/* at once: a killed run's area is found by it */
+	/* the marker at once, then the mode: a killed run's area is found by
+	   both (mkdtemp's 0700 until then: never taken for one) */
 	snprintf(n->export_dir, sizeof n->export_dir, "%s/export", n->area);
+	snprintf(n->rw_dir, sizeof n->rw_dir, "%s/rw/area", n->area);
 	area_path(n, "recovery", sub, sizeof sub);
-	if (chmod(n->area, 0755) < 0 || mkdir(n->export_dir, 0755) < 0 || mkdir(sub, 0700) < 0) {
+	if (write_owner(n) < 0 || chmod(n->area, AREA_MODE) < 0 || mkdir(n->export_dir, 0755) < 0 ||
+	    mkdir(sub, 0700) < 0) {
 		snprintf(n->error, sizeof n->error, "--nfs netns: %s: %s", n->area, strerror(errno));
+		return -1;
+	}
+	area_path(n, "rw", sub, sizeof sub);
+	if (mkdir(sub, 0700) < 0 || mkdir(n->rw_dir, 0755) < 0 ||
+	    chown(n->rw_dir, SQUASH_ID, SQUASH_ID) < 0) {
+		snprintf(n->error, sizeof n->error, "--nfs netns: %s: %s", n->rw_dir, strerror(errno));
 		return -1;
 	}
 	if (statfs(n->area, &fs) == 0 && fs.f_type == 0x01021994)	/* TMPFS_MAGIC */
@@ -295,6 +348,9 @@ static int write_config(struct serve_nfs *n)
 		"\tGraceless = true;\n"
 		"\tRecoveryRoot = \"%s/recovery\";\n"
 		"}\n"
+		"# The probes only read (they make their files on this host): read-only.\n"
+		"# Root is not squashed, for files made under any umask; only root on\n"
+		"# this host reaches it (the client's address and a privileged port).\n"
 		"EXPORT {\n"
 		"\tExport_Id = 77;\n"
 		"\tPath = \"%s\";\n"
@@ -302,17 +358,41 @@ static int write_config(struct serve_nfs *n)
 		"\tProtocols = 3, 4;\n"
 		"\tTransports = TCP;\n"
 		"\tSecType = sys;\n"
+		"\tPrivilegedPort = true;\n"
 		"\tSquash = No_Root_Squash;\n"
 		"\tAccess_Type = None;\n"
 		"\tCLIENT {\n"
-		"\t\tClients = %s;\t# the veth's /30: this host's end only\n"
+		"\t\tClients = %s;\t# the veth's host end: the probes' address\n"
+		"\t\tAccess_Type = RO;\n"
+		"\t}\n"
+		"\tFSAL {\n"
+		"\t\tName = VFS;\n"
+		"\t}\n"
+		"}\n"
+		"# For a client that writes its file (nfs_read given this server's URL):\n"
+		"# every user squashed to nobody.\n"
+		"EXPORT {\n"
+		"\tExport_Id = 78;\n"
+		"\tPath = \"%s\";\n"
+		"\tPseudo = \"%s\";\n"
+		"\tProtocols = 3, 4;\n"
+		"\tTransports = TCP;\n"
+		"\tSecType = sys;\n"
+		"\tPrivilegedPort = true;\n"
+		"\tSquash = All_Squash;\n"
+		"\tAnonymous_Uid = %d;\n"
+		"\tAnonymous_Gid = %d;\n"
+		"\tAccess_Type = None;\n"
+		"\tCLIENT {\n"
+		"\t\tClients = %s;\n"
 		"\t\tAccess_Type = RW;\n"
 		"\t}\n"
 		"\tFSAL {\n"
 		"\t\tName = VFS;\n"
 		"\t}\n"
 		"}\n",
-		n->area, n->export_dir, SERVE_NFS_PSEUDO, n->ns.net);
+		n->area, n->export_dir, SERVE_NFS_PSEUDO, n->ns.host_ip, n->rw_dir, SERVE_NFS_PSEUDO_RW,
+		SQUASH_ID, SQUASH_ID, n->ns.host_ip);
 	if (fclose(f) != 0) {
 		snprintf(n->error, sizeof n->error, "--nfs netns: %s: %s", path, strerror(errno));
 		return -1;
@@ -322,7 +402,27 @@ static int write_config(struct serve_nfs *n)
 
 /* --- RPC over TCP, enough to ask whether the server answers ------------- */
 
-/* A TCP connection to ip:port within 500 ms; the fd, or -1 with why. */
+/* Bind fd to a privileged port (600-1023, taken in turn), as the server
+   wants of its clients.  0, or -1 (errno). */
+static int bind_privileged(int fd)
+{
+	static int next;
+
+	for (int i = 0; i < 424; i++) {
+		struct sockaddr_in me = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)(600 + next))};
+
+		next = (next + 1) % 424;
+		if (bind(fd, (struct sockaddr *)&me, sizeof me) == 0)
+			return 0;
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	return -1;
+}
+
+/* A TCP connection from a privileged port to ip:port within 500 ms; the
+   fd, or -1 with why. */
 static int tcp_connect(const char *ip, int port, char *why, size_t len)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -334,6 +434,11 @@ static int tcp_connect(const char *ip, int port, char *why, size_t len)
 	inet_pton(AF_INET, ip, &sa.sin_addr);
 	if (fd < 0) {
 		snprintf(why, len, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (bind_privileged(fd) < 0) {
+		snprintf(why, len, "no privileged port to connect from: %s", strerror(errno));
+		close(fd);
 		return -1;
 	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
@@ -436,6 +541,8 @@ static int rpc_call(const char *ip, int port, uint32_t prog, uint32_t vers, uint
 		close(fd);
 		return -1;
 	}
+	/* a reset, not a TIME_WAIT that would hold the privileged port */
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &(struct linger){1, 0}, sizeof(struct linger));
 	close(fd);
 	/* xid, REPLY, MSG_ACCEPTED, verifier (flavour, length, body), accept_stat */
 	at = 5 + (ntohl(reply[4]) + 3) / 4;
@@ -647,7 +754,7 @@ static int start_netns(struct serve_nfs *n, int quiet, volatile sig_atomic_t *st
 	if (make_area(n) < 0)
 		return -1;
 	if (serve_ns_up(&n->ns, "--nfs netns", NS_OCTET, NS_PREFIX, 1, NULL, NULL, n->error,
-			sizeof n->error) < 0 || write_config(n) < 0)	/* names the veth's /30 */
+			sizeof n->error) < 0 || write_config(n) < 0)	/* names the veth's host end */
 		return -1;
 	/* The daemons on the last CPU this runner may use, so that a client
 	   can run beside them (same) or on another CPU (cross): a handoff to

@@ -11,10 +11,15 @@
  *                             (serve_ns, 10.77.0.0/16), exporting a fresh
  *                             directory under /var/tmp (a disk file system:
  *                             probes evict the server's page cache and read
- *                             it with O_DIRECT) as "/sysmeter" for v3 and v4:
- *                             url "nfs://10.77.x.y/sysmeter", local dir that
- *                             directory, label "nfs-ganesha in a namespace on
- *                             this host".  serve_nfs_up() returns once the
+ *                             it with O_DIRECT) as "/sysmeter" for v3 and v4,
+ *                             read-only: url "nfs://10.77.x.y/sysmeter",
+ *                             local dir that directory, label "nfs-ganesha in
+ *                             a namespace on this host"; and a writable
+ *                             "/sysmeter-rw" (every user squashed to nobody)
+ *                             for a client that must write.  Both answer the
+ *                             veth's host end only (the address the probes'
+ *                             connections come from) and privileged ports
+ *                             only (root's).  serve_nfs_up() returns once the
  *                             server answers RPC calls (NFSv3 and v4 NULL,
  *                             MOUNT v3 registered with rpcbind), at most
  *                             SERVE_NFS_START_S seconds.
@@ -25,7 +30,8 @@
  * serve_nfs_down() stops the server and removes the namespace, the veth
  * pair and the whole scratch area (config, log, export); a runner killed
  * outright leaves only the area (its daemons die with it), which the next
- * `--nfs netns` removes.  SYSMETER_GANESHA and SYSMETER_RPCBIND override
+ * `--nfs netns` removes (only a folder of root's with the area's mode and
+ * the runner's marker: never another user's).  SYSMETER_GANESHA and SYSMETER_RPCBIND override
  * the paths of ganesha.nfsd and rpcbind (tests).
  */
 #ifndef SYSMETER_SERVE_NFS_H
@@ -35,6 +41,7 @@
 
 #define SERVE_NFS_START_S 20
 #define SERVE_NFS_PSEUDO "/sysmeter"
+#define SERVE_NFS_PSEUDO_RW "/sysmeter-rw"
 #define SERVE_NFS_LABEL "nfs-ganesha in a namespace on this host"
 
 struct serve_nfs;

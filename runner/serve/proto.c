@@ -1,12 +1,17 @@
 /*
- * proto.c - the control lines of the serve protocol (serve.h), parsed
- * strictly: anything else than the grammar is an error message, never a
- * guess.  Pure functions, fuzzed by tests/fuzz/fuzz_serve.c.
+ * proto.c - the serve protocol (serve.h) without I/O: the control lines,
+ * parsed strictly (anything else than the grammar is an error message,
+ * never a guess), the handshake of one connection, the SINK frame header
+ * and the byte budget.  Pure functions, fuzzed by tests/fuzz/fuzz_serve.c.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
+#include "lib/hmac.h"
 #include "serve/serve.h"
 
 #define MAX_WORDS 8
@@ -201,4 +206,166 @@ int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *er
 	snprintf(r->signed_part, sizeof r->signed_part, "%.*s", (int)(len - 6 - strlen(r->mac)),
 		 line + 6 + strlen(r->mac));
 	return 0;
+}
+
+/* --- the handshake ------------------------------------------------------ */
+
+/* One reply line into out, '\n'-terminated even when cut short. */
+static void reply(char *out, size_t outlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void reply(char *out, size_t outlen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (outlen < 2) {
+		if (outlen)
+			out[0] = '\0';
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(out, outlen - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(out);
+	out[n] = '\n';
+	out[n + 1] = '\0';
+}
+
+static enum serve_hs_state hs_fail(struct serve_hs *h, const char *why)
+{
+	snprintf(h->why, sizeof h->why, "refused: %s", why);
+	h->state = SERVE_HS_FAILED;
+	return h->state;
+}
+
+void serve_hs_init(struct serve_hs *h, const char *nonce, const unsigned char *secret,
+		   size_t secret_len)
+{
+	memset(h, 0, sizeof *h);
+	snprintf(h->nonce, sizeof h->nonce, "%s", nonce);
+	h->secret = secret;
+	h->secret_len = secret_len;
+	h->state = SERVE_HS_HELLO;
+}
+
+void serve_hs_refuse(struct serve_hs *h, const char *msg, char *out, size_t outlen)
+{
+	if (h->state == SERVE_HS_HELLO)
+		reply(out, outlen, "SYSMETER %d ERR %s", SERVE_PROTO_VERSION, msg);
+	else
+		reply(out, outlen, "ERR %s", msg);
+	hs_fail(h, msg);
+}
+
+/* A complete line (without its '\n') in the state h is in. */
+static enum serve_hs_state hs_line(struct serve_hs *h, const char *line, size_t len, char *out,
+				   size_t outlen)
+{
+	char err[160], why[200], msg[SERVE_LINE_MAX + 40], want[65];
+	int v;
+
+	if (h->state == SERVE_HS_HELLO) {
+		if (serve_parse_hello(line, len, &v, err, sizeof err) < 0) {
+			reply(out, outlen, "SYSMETER %d ERR %s", SERVE_PROTO_VERSION, err);
+			snprintf(why, sizeof why, "bad hello: %s", err);
+			return hs_fail(h, why);
+		}
+		if (v != SERVE_PROTO_VERSION) {
+			reply(out, outlen, "SYSMETER %d ERR protocol version %d not supported (this "
+			      "peer speaks %d)", SERVE_PROTO_VERSION, v, SERVE_PROTO_VERSION);
+			snprintf(why, sizeof why, "client speaks protocol version %d, this peer %d", v,
+				 SERVE_PROTO_VERSION);
+			return hs_fail(h, why);
+		}
+		reply(out, outlen, "SYSMETER %d CHALLENGE %s %s", SERVE_PROTO_VERSION, h->nonce,
+		      h->secret ? "auth" : "open");
+		h->state = SERVE_HS_AUTH;
+		return h->state;
+	}
+	if (serve_parse_auth(line, len, &h->req, err, sizeof err) < 0) {
+		reply(out, outlen, "ERR %s", err);
+		snprintf(why, sizeof why, "bad request: %s", err);
+		return hs_fail(h, why);
+	}
+	if (h->secret) {
+		snprintf(msg, sizeof msg, "%s %s", h->nonce, h->req.signed_part);
+		if (hmac_sha256_hex(h->secret, h->secret_len, msg, want) < 0) {
+			serve_hs_refuse(h, "internal error (HMAC-SHA256 failed)", out, outlen);
+			return h->state;
+		}
+		if (strlen(h->req.mac) != 64 || CRYPTO_memcmp(want, h->req.mac, 64) != 0) {
+			reply(out, outlen, "ERR authentication failed (wrong or missing token)");
+			return hs_fail(h, "authentication failed");
+		}
+	}
+	h->state = SERVE_HS_OK;
+	return h->state;
+}
+
+enum serve_hs_state serve_hs_feed(struct serve_hs *h, const char *data, size_t len, size_t *used,
+				  char *out, size_t outlen)
+{
+	const char *nl;
+	size_t take, n;
+
+	if (outlen)
+		out[0] = '\0';
+	*used = 0;
+	if (h->state == SERVE_HS_OK || h->state == SERVE_HS_FAILED || len == 0)
+		return h->state;
+	nl = memchr(data, '\n', len);
+	take = nl ? (size_t)(nl - data) : len;
+	if (take > SERVE_LINE_MAX - 1 - h->n) {
+		char msg[80];
+
+		*used = len;
+		snprintf(msg, sizeof msg, "control line longer than %d bytes", SERVE_LINE_MAX - 1);
+		serve_hs_refuse(h, msg, out, outlen);
+		return h->state;
+	}
+	memcpy(h->line + h->n, data, take);
+	h->n += take;
+	*used = take + (nl ? 1 : 0);
+	if (!nl)
+		return h->state;
+	n = h->n;
+	h->n = 0;
+	return hs_line(h, h->line, n, out, outlen);
+}
+
+/* --- the data phase ----------------------------------------------------- */
+
+int serve_budget_fits(uint64_t used, uint64_t more, uint64_t max)
+{
+	return used <= max && more <= max - used;
+}
+
+static uint64_t le64_get(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+int serve_sink_header(const unsigned char hdr[16], uint64_t used, uint64_t max, uint64_t *len,
+		      char *err, size_t errlen)
+{
+	uint64_t magic = le64_get(hdr), l = le64_get(hdr + 8);
+
+	*len = 0;
+	if (magic != SERVE_SINK_MAGIC) {
+		snprintf(err, errlen, "bad frame header (magic %016llx)", (unsigned long long)magic);
+		return -1;
+	}
+	if (l == 0)
+		return 0;
+	if (!serve_budget_fits(used, l, max)) {
+		snprintf(err, errlen, "frame of %llu bytes refused: the session's byte limit is %llu "
+			 "and %llu are used", (unsigned long long)l, (unsigned long long)max,
+			 (unsigned long long)used);
+		return -1;
+	}
+	*len = l;
+	return 1;
 }

@@ -31,12 +31,20 @@
  *                            one measured connection: client: wait for end of
  *                            file, then close; server: close after one byte
  * cpu=C pins the session process to CPU C where it exists (the OK line
- * says where it runs).  Every session is a forked process: a malformed or
- * hostile line ends that session only.
+ * says where it runs).  The listener runs the handshake (non-blocking,
+ * strict parsers); an authenticated request gets a forked session process,
+ * so a session can only end itself.
  *
- * Bounds: at most max_sessions at once (others get "ERR busy" and are
- * closed), handshake within handshake_s, no more than idle_s between two
- * reads, a session ends after max_bytes or max_time.
+ * Bounds: at most max_handshakes handshakes in progress, max_handshakes_per_addr
+ * of them from one address (an IPv6 /64): a new connection past either
+ * pushes out the oldest such handshake; a handshake within handshake_s;
+ * at most max_sessions authenticated sessions at once (a request past it
+ * gets "ERR busy"); no more than idle_s between two reads; a session ends
+ * after max_time, and a request that would pass max_bytes (data bytes, both
+ * directions; a SINK frame is judged by its header, before it is read) is
+ * refused.  Every refusal, in the handshake or after, is one line "ERR
+ * <why>" ("SYSMETER <v> ERR <why>" while the client waits for the
+ * challenge) before the close.
  */
 #ifndef SYSMETER_SERVE_H
 #define SYSMETER_SERVE_H
@@ -49,6 +57,9 @@
 #define SERVE_LINE_MAX 256
 #define SERVE_DEFAULT_PORT 7077
 #define SERVE_ECHO_MAX (1u << 20)
+#define SERVE_HS_MAX 64			/* handshakes in progress, default */
+#define SERVE_HS_PER_ADDR 8		/* ... from one address, default */
+#define SERVE_LOG_PER_S 20		/* session log lines a second; the rest counted */
 
 /* What a SINK frame is answered with (all little-endian u64). */
 struct serve_sink_ack {
@@ -80,11 +91,57 @@ int serve_parse_hello(const char *line, size_t len, int *version, char *err, siz
 int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *err,
 		     size_t errlen);
 
+/*
+ * One connection's handshake as the listener runs it (proto.c, pure: no
+ * I/O, fuzzed by tests/fuzz/fuzz_serve.c).  Bytes go in as they come;
+ * serve_hs_feed takes them up to the end of the first complete line only
+ * (*used), so that nothing after the AUTH line, which belongs to the
+ * session, is taken.  Each call may leave a reply line ('\n'-terminated,
+ * at most SERVE_REPLY_MAX bytes with its NUL) in out: the challenge, or the
+ * ERR of a refusal, in the form the client then waits for ("SYSMETER <v>
+ * ERR ..." before the challenge, "ERR ..." after it).  SERVE_HS_OK: req
+ * holds the authenticated request (the session sends OK); SERVE_HS_FAILED:
+ * out is the refusal and why says it for the log.  Both are final.
+ */
+#define SERVE_REPLY_MAX (SERVE_LINE_MAX + 64)
+
+enum serve_hs_state { SERVE_HS_HELLO, SERVE_HS_AUTH, SERVE_HS_OK, SERVE_HS_FAILED };
+
+struct serve_hs {
+	enum serve_hs_state state;
+	char nonce[33];				/* 32 hex digits */
+	const unsigned char *secret;		/* NULL: open (loopback) */
+	size_t secret_len;
+	char line[SERVE_LINE_MAX];		/* the line so far */
+	size_t n;
+	struct serve_req req;			/* SERVE_HS_OK */
+	char why[240];				/* SERVE_HS_FAILED: for the log */
+};
+
+void serve_hs_init(struct serve_hs *h, const char *nonce, const unsigned char *secret,
+		   size_t secret_len);
+enum serve_hs_state serve_hs_feed(struct serve_hs *h, const char *data, size_t len, size_t *used,
+				  char *out, size_t outlen);
+/* A refusal the listener decides (time, busy): h fails, out is its ERR line. */
+void serve_hs_refuse(struct serve_hs *h, const char *msg, char *out, size_t outlen);
+
+/* Does `more` fit in a budget of `max` of which `used` is spent?  (No sum
+   is formed: a length a client announces may be anything up to 2^64-1.) */
+int serve_budget_fits(uint64_t used, uint64_t more, uint64_t max);
+
+/* A SINK frame header: 1 and *len for a frame, 0 for the end (length 0),
+   -1 and a message for a bad magic or a frame that would pass the
+   session's byte budget (used of max). */
+int serve_sink_header(const unsigned char hdr[16], uint64_t used, uint64_t max, uint64_t *len,
+		      char *err, size_t errlen);
+
 
 struct serve_opts {
 	const char *listen;		/* "ADDR:PORT"; NULL = 127.0.0.1:SERVE_DEFAULT_PORT */
 	const char *token_file;		/* NULL = open (loopback only) */
 	int max_sessions;		/* default 16 */
+	int max_handshakes;		/* default SERVE_HS_MAX */
+	int max_handshakes_per_addr;	/* default SERVE_HS_PER_ADDR */
 	double handshake_s, idle_s, max_time_s;	/* defaults 5, 30, 600 */
 	uint64_t max_bytes;		/* default 64 GiB */
 	int quiet;
@@ -92,7 +149,8 @@ struct serve_opts {
 };
 
 /* Listen and serve until SIGINT/SIGTERM.  Returns an EXIT_* code; prints
-   its own messages ("runner: serve: ...") and one line per session. */
+   its own messages ("runner: serve: ...") and one line per session or
+   refusal, at most SERVE_LOG_PER_S a second (then how many were left out). */
 int serve_main(const struct serve_opts *o);
 
 /*

@@ -124,6 +124,9 @@ need_server() {
 @test "nfs_read: a server elsewhere is read cold only when the spec says how it is made cold (recorded)" {
 	need_server
 	serve
+	# given by URL the server is "elsewhere": the probe writes its file over
+	# NFS, so it gets the writable export (/sysmeter is read-only)
+	URL=$URL-rw
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id c1 "$FIX/nfs_read.yaml" --nfs "$URL" \
 		--set nfs_read.params.cache=cold --set nfs_read.params.version=3 --set nfs_read.params.order=random
 	[ "$status" -eq 0 ]
