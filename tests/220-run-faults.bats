@@ -194,6 +194,18 @@ status_is_manifests() {
 	        b = 6 if t["before_round"] is None else t["before_round"]
 	        want |= {r for r in (b - 1, b) if 0 <= r < 6}
 	assert want and set(d["drifted_rounds"]) == want, (d["drifted_rounds"], want)
+	# the core clock, measured beside each timing (null where the thread
+	# kept losing its CPU to the hog), summed up for the run
+	hz = [t["core_hz"] for t in d["timings"]]
+	cc = d["core_clock"]
+	assert cc["takes"] == sum(h is not None for h in hz), (cc, hz)
+	if cc["takes"] >= 2:
+	    got = [h for h in hz if h is not None]
+	    assert cc["min_hz"] == min(got) and cc["max_hz"] == max(got), (cc, got)
+	    assert cc["steady"] == ((cc["max_hz"] - cc["min_hz"]) / cc["median_hz"] <= 0.05), cc
+	import platform
+	if platform.machine() == "x86_64":	# the calm passes before the hog
+	    assert all(0.2e9 < h < 10e9 for h in hz[:2]), hz
 	PY
 	[ "$(json "$m" 'd["drift"]["flagged_points"]')" -ge 1 ]
 	[ "$(json "$OUT/d/results/slow_rounds.json" 'any(f["flag"] == "host_drift" for f in d["points"][0]["sanity"])')" = true ]

@@ -120,7 +120,7 @@ setup_file() {
 	done
 	# summary figures: predicted, measured and cycles of the system call,
 	# a knee, a time in µs and the skipped experiment
-	for f in "60.0 ns" "71.3 ns" "185" "84.9 ns" "85.2 ns" "2.14 µs" "79.3 µs" "skipped" \
+	for f in "60.0 ns" "71.3 ns" "213" "84.9 ns" "85.2 ns" "2.14 µs" "79.3 µs" "skipped" \
 		"killed by signal 11 (Segmentation fault)" "Connection refused" \
 		"0.385 ns (TSC at 2.596 GHz, calibrated)"; do
 		[[ "$output" == *"$f"* ]] || { echo "missing: $f"; false; }
@@ -393,4 +393,36 @@ setup_file() {
 	[[ "$sec" != *"BOOT\_IMAGE"* ]]
 	# a fact not recorded gives no row: the fixture has no drift check
 	[[ "$(sed -n '/^### Can these numbers/,/^\*Measured\*/p' "$FULL/report.md")" != *"Drift check"* ]]
+}
+
+@test "report: cycle columns count core cycles only where the core clock held over the run, else TSC ticks, and say which" {
+	# the fixture: core clock 2.994 GHz that holds, TSC 2.596 GHz; syscall 60 ns
+	grep -qx 'Cycle counts in this report are core cycles: time x the core clock measured on this machine (2.99 GHz), which held still over the run.' "$FULL/report.md"
+	grep -q '^| cycles | 180 | 213 |' "$FULL/report.md"	# 71.2 ns x 2.994 GHz
+	grep -q '^| Operation | Predicted | Measured | CI | Measured / predicted | Cycles |$' "$FULL/report.md"
+	# the core clock moved between passes: TSC ticks, named as such
+	cp -R "$FIXTURE" "$BATS_TEST_TMPDIR/moved"
+	python3 - "$BATS_TEST_TMPDIR/moved/manifest.json" <<-'PY'
+	import json, sys
+	p = sys.argv[1]; d = json.load(open(p))
+	d["drift"] = {"canary": {"threshold": 0.1, "iterations": 1000}, "verdict": "steady", "spread": 1.02,
+	              "drifted_rounds": [], "core_clock": {"min_hz": 2.2e9, "max_hz": 3.0e9, "median_hz": 2.9e9,
+	              "spread": 0.276, "takes": 6, "steady": False, "threshold": 0.05}}
+	json.dump(d, open(p, "w"))
+	PY
+	run "$RUNNER" report --format md "$BATS_TEST_TMPDIR/moved"
+	[ "$status" -eq 0 ]
+	md="$BATS_TEST_TMPDIR/moved/report.md"
+	grep -qx 'Counts in the ticks columns of this report are TSC ticks (time x the TSC.s 2.6 GHz), not core cycles: the core clock changed during the run.' "$md"
+	grep -q '^| ticks | 156 | 185 |' "$md"	# 71.2 ns x 2.596 GHz
+	! grep -q '^| cycles |' "$md" || false
+	grep -q '^| Operation | Predicted | Measured | CI | Measured / predicted | TSC ticks |$' "$md"
+	grep -q '(1.15x); between passes 2.2-3 GHz\.\*\* The core clock moved 28 % between passes' "$md"
+	# a core clock that did not hold when measured: ticks too
+	cp -R "$FIXTURE" "$BATS_TEST_TMPDIR/loose"
+	replace_in "$BATS_TEST_TMPDIR/loose/manifest.json" '"holds": true' '"holds": false'
+	run "$RUNNER" report --format md "$BATS_TEST_TMPDIR/loose"
+	[ "$status" -eq 0 ]
+	grep -q '^| ticks | 156 | 185 |' "$BATS_TEST_TMPDIR/loose/report.md"
+	grep -q 'not core cycles: the core clock did not hold still while it was measured\.$' "$BATS_TEST_TMPDIR/loose/report.md"
 }

@@ -13,6 +13,7 @@
 
 #include "engine/canary.h"
 #include "lib/jsonutil.h"
+#include "machine/machine.h"
 #include "spec/spec.h"
 #include "stats/stats.h"
 
@@ -76,7 +77,8 @@ int canary_init(struct canary *c)
 	c->cap = 16;
 	c->ms = calloc(c->cap, sizeof *c->ms);
 	c->before = calloc(c->cap, sizeof *c->before);
-	return c->ms && c->before ? 0 : -1;
+	c->core_hz = calloc(c->cap, sizeof *c->core_hz);
+	return c->ms && c->before && c->core_hz ? 0 : -1;
 }
 
 double canary_take(struct canary *c, int round)
@@ -85,7 +87,7 @@ double canary_take(struct canary *c, int round)
 	cpu_set_t old;
 	int pinned;
 
-	if (!c->ms)
+	if (!c->ms || !c->before || !c->core_hz)
 		return NAN;
 	if (c->n == c->cap) {
 		double *m = realloc(c->ms, 2 * c->cap * sizeof *m);
@@ -97,11 +99,16 @@ double canary_take(struct canary *c, int round)
 		if (!b)
 			return NAN;
 		c->before = b;
+		double *h = realloc(c->core_hz, 2 * c->cap * sizeof *h);
+		if (!h)
+			return NAN;
+		c->core_hz = h;
 		c->cap *= 2;
 	}
 	pinned = pin(c, &old);
 	for (int i = 0; i < CANARY_REPS; i++)
 		t[i] = time_chain(c->iterations);
+	c->core_hz[c->n] = machine_core_hz(NULL);
 	if (pinned)
 		sched_setaffinity(0, sizeof old, &old);
 	ms = 1e3 * stats_quantile(t, CANARY_REPS, 0.5);
@@ -109,6 +116,35 @@ double canary_take(struct canary *c, int round)
 	c->before[c->n] = round;
 	c->n++;
 	return ms;
+}
+
+/* The core clock over the run's takes: did it hold still? */
+static json_t *core_clock_verdict(const struct canary *c)
+{
+	double *v = calloc(c->n + 1, sizeof *v), lo = INFINITY, hi = -INFINITY, med, spread;
+	size_t k = 0;
+	json_t *o;
+
+	if (!v)
+		return json_null();
+	for (size_t i = 0; i < c->n; i++)
+		if (isfinite(c->core_hz[i])) {
+			v[k++] = c->core_hz[i];
+			lo = fmin(lo, c->core_hz[i]);
+			hi = fmax(hi, c->core_hz[i]);
+		}
+	if (k < 2) {
+		free(v);
+		return json_pack("{s:n,s:n,s:n,s:n,s:I,s:n}", "min_hz", "max_hz", "median_hz",
+				 "spread", "takes", (json_int_t)k, "steady");
+	}
+	med = stats_quantile(v, k, 0.5);
+	spread = (hi - lo) / med;
+	o = json_pack("{s:f,s:f,s:f,s:f,s:I,s:b,s:f}", "min_hz", lo, "max_hz", hi, "median_hz", med,
+		      "spread", spread, "takes", (json_int_t)k, "steady", spread <= CANARY_CORE_STEADY,
+		      "threshold", CANARY_CORE_STEADY);
+	free(v);
+	return o;
 }
 
 json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
@@ -123,9 +159,10 @@ json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
 	if (off && c->n >= 2)
 		spread = stats_drift(c->ms, c->n, CANARY_THRESHOLD, &ref, off);
 	for (size_t i = 0; i < c->n; i++) {
-		jsonutil_append(timings, json_pack("{s:o,s:f,s:b}", "before_round",
+		jsonutil_append(timings, json_pack("{s:o,s:f,s:b,s:o}", "before_round",
 			c->before[i] < 0 ? json_null() : json_integer(c->before[i]), "ms", c->ms[i],
-			"off", off && c->n >= 2 && off[i]));
+			"off", off && c->n >= 2 && off[i], "core_hz",
+			isfinite(c->core_hz[i]) ? json_real(c->core_hz[i]) : json_null()));
 		if (!off || c->n < 2 || !off[i])
 			continue;
 		/* a timing off the median: the pass after it, and the one before */
@@ -150,6 +187,7 @@ json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
 	jsonutil_set(d, "verdict", jsonutil_text(c->n < 2 ? "not measured" : any ? "drifted"
 							: "steady"));
 	jsonutil_set(d, "drifted_rounds", dr);
+	jsonutil_set(d, "core_clock", core_clock_verdict(c));
 	free(off);
 	return d;
 }
@@ -158,6 +196,8 @@ void canary_free(struct canary *c)
 {
 	free(c->ms);
 	free(c->before);
+	free(c->core_hz);
 	c->ms = NULL;
 	c->before = NULL;
+	c->core_hz = NULL;
 }

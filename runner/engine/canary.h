@@ -16,26 +16,35 @@
    host (docs/methodology.md). */
 #define CANARY_THRESHOLD 0.10
 
+/* The core clock, measured again beside each canary timing, has held
+   still over the run when its slowest and fastest takes are within this
+   of their median: the report's cycle columns are then core cycles. */
+#define CANARY_CORE_STEADY 0.05
+
 struct canary {
 	uint64_t iterations;		/* of the dependent chain: about 2 ms */
 	int cpu;			/* where it runs: the points' default CPU, or -1 */
 	double *ms;			/* timings, one per call of canary_take */
 	int *before;			/* before which pass (round) each was taken; -1: after the last */
+	double *core_hz;		/* the core clock beside each timing, NAN where not measured */
 	size_t n, cap;
 };
 
 /* Size the workload; 0, or -1 (out of memory). */
 int canary_init(struct canary *c);
 
-/* Time the workload now (the median of a few repetitions) and record it
-   as taken before pass `round` (-1: after the last).  Returns the time in
-   ms, or NaN. */
+/* Time the workload now (the median of a few repetitions), measure the
+   core clock (machine_core_hz) on the same CPU, and record both as taken
+   before pass `round` (-1: after the last).  Returns the time in ms, or
+   NaN. */
 double canary_take(struct canary *c, int round);
 
 /* The verdict over every timing so far, for the manifest's "drift":
    {canary{work, cpu, iterations, threshold}, timings[{before_round, ms}],
    reference_ms, spread, verdict steady|drifted|not measured,
-   drifted_rounds[]}.  drifted[r] = 1 for each pass r (0..rounds) that a
+   drifted_rounds[], core_clock{min_hz, max_hz, median_hz, spread, takes,
+   steady}}: each timing also carries the core clock (core_hz) measured
+   just after it.  drifted[r] = 1 for each pass r (0..rounds) that a
    timing off the median brackets. */
 json_t *canary_verdict(const struct canary *c, int rounds, int *drifted);
 

@@ -94,34 +94,89 @@ static void clocksource(json_t *rows, json_t *m)
 				    "system call more."));
 }
 
-/* The core clock as measured against the TSC (machine.core_clock). */
-static void core_clock(json_t *rows, json_t *m)
+/* Why the core clock cannot stand for cycles in this run, or NULL. */
+static const char *core_clock_refused(json_t *man)
 {
-	json_t *cc = json_object_get(m, "core_clock");
+	json_t *m = json_object_get(man, "machine"), *cc = json_object_get(m, "core_clock");
+	json_t *run = json_object_get(json_object_get(man, "drift"), "core_clock");
+
+	if (!(jsonutil_num(cc, "hz") > 0))
+		return "the core clock was not measured";
+	if (!json_is_true(json_object_get(cc, "holds")))
+		return "the core clock did not hold still while it was measured";
+	if (json_is_false(json_object_get(run, "steady")))
+		return "the core clock changed during the run";
+	return NULL;
+}
+
+int report_env_cycle_clock(json_t *man, double *hz)
+{
+	json_t *m = json_object_get(man, "machine");
+	double tsc = jsonutil_num(m, "tsc_hz");
+
+	if (!core_clock_refused(man)) {
+		*hz = jsonutil_num(json_object_get(m, "core_clock"), "hz");
+		return 1;
+	}
+	*hz = tsc > 0 ? tsc : NAN;
+	return tsc > 0 ? 0 : -1;
+}
+
+json_t *report_env_cycle_note(json_t *man)
+{
+	double hz;
+	int k = report_env_cycle_clock(man, &hz);
+
+	if (k == 1)
+		return report_view_strf("Cycle counts in this report are core cycles: time x the "
+					"core clock measured on this machine (%.3g GHz), which "
+					"held still over the run.", hz / 1e9);
+	if (k == 0)
+		return report_view_strf("Counts in the ticks columns of this report are TSC ticks "
+					"(time x the TSC's %.3g GHz), not core cycles: %s.", hz / 1e9,
+					core_clock_refused(man));
+	return json_null();
+}
+
+/* The core clock as measured against the TSC (machine.core_clock), and
+   again between the run's passes (drift.core_clock). */
+static void core_clock(json_t *rows, json_t *man)
+{
+	json_t *m = json_object_get(man, "machine"), *cc = json_object_get(m, "core_clock");
+	json_t *run = json_object_get(json_object_get(man, "drift"), "core_clock");
 	double core = jsonutil_num(cc, "hz"), tsc = jsonutil_num(m, "tsc_hz");
+	double lo = jsonutil_num(run, "min_hz"), hi = jsonutil_num(run, "max_hz");
+	char during[160] = "";
 
 	if (!(tsc > 0))
 		return;
+	if (lo > 0 && hi > 0)
+		snprintf(during, sizeof during, "; between passes %.3g-%.3g GHz", lo / 1e9, hi / 1e9);
 	if (!(core > 0) || !json_is_true(json_object_get(cc, "holds"))) {
 		const char *why = jsonutil_str(cc, "why_not");
-		row(rows, report_view_strf("TSC at %.3g GHz; the core clock %s", tsc / 1e9,
+		row(rows, report_view_strf("TSC at %.3g GHz; the core clock %s%s", tsc / 1e9,
 					   core > 0 ? "did not hold still while it was measured"
-						    : "was not measured"),
-		    report_view_strf("Cycle counts in this report are TSC ticks (time x TSC "
+						    : "was not measured", during),
+		    report_view_strf("The ticks columns of this report are TSC ticks (time x TSC "
 				     "frequency), not core cycles%s%s.", why ? ": " : "",
 				     why ? why : ""));
 		return;
 	}
 	double r = core / tsc;
-	row(rows, report_view_strf("Core clock %.3g GHz measured, TSC %.3g GHz (%.2fx)", core / 1e9,
-				   tsc / 1e9, r),
-	    fabs(r - 1) <= 0.03
-		    ? report_view_str("The core ran at the TSC's rate: a TSC tick is a core cycle "
-				      "here, within 3 %.")
-		    : report_view_strf("A TSC tick is not a core cycle here: one core cycle lasts "
-				       "%.2f ticks, so the cycle columns of this report (TSC ticks) "
-				       "are not core cycles; multiply them by %.2f for those.",
-				       1 / r, r));
+	json_t *fact = report_view_strf("Core clock %.3g GHz measured, TSC %.3g GHz (%.2fx)%s",
+					core / 1e9, tsc / 1e9, r, during);
+	if (json_is_false(json_object_get(run, "steady")))
+		row(rows, fact, report_view_strf("The core clock moved %.0f %% between passes of the "
+						 "run: no one clock turns these times into cycles, so "
+						 "the report counts TSC ticks (time x TSC frequency) "
+						 "instead.", 100 * jsonutil_num(run, "spread")));
+	else
+		row(rows, fact, fabs(r - 1) <= 0.03
+			? report_view_str("The core ran at the TSC's rate: a TSC tick is a core cycle "
+					  "here, within 3 %; the cycle columns count core cycles.")
+			: report_view_strf("A TSC tick is not a core cycle here (one core cycle lasts "
+					   "%.2f ticks): the cycle columns count core cycles, time x the "
+					   "measured core clock, not TSC ticks.", 1 / r));
 }
 
 static void drift(json_t *rows, json_t *man)
@@ -234,7 +289,7 @@ json_t *report_env_rows(json_t *man)
 	virtual_machine(rows, m);
 	pti(rows, m);
 	clocksource(rows, m);
-	core_clock(rows, m);
+	core_clock(rows, man);
 	drift(rows, man);
 	load(rows, m);
 	smt(rows, m);

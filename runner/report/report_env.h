@@ -12,4 +12,15 @@
    only facts that were recorded give a row. */
 json_t *report_env_rows(json_t *manifest);
 
+/* The clock the report's cycle columns count in: the measured core clock
+   where it holds (machine.core_clock.holds) and held still over the run
+   (drift.core_clock.steady, where the run measured it again between
+   passes); else the TSC.  Returns 1 for core cycles, 0 for TSC ticks, -1
+   for neither (no TSC); *hz gets the frequency (NAN for -1). */
+int report_env_cycle_clock(json_t *manifest, double *hz);
+
+/* The sentence under the machine table that says what the cycle columns
+   count, from the same decision. */
+json_t *report_env_cycle_note(json_t *manifest);
+
 #endif

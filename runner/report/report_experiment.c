@@ -42,6 +42,22 @@ static const char *status_text(const char *st)
 /* The distinct file systems the points read from (their `dir`): "ext4,
    /dev/vda at /, rw,relatime"; for NFS also what the options mean for the
    client's caches. */
+/* The clock this result's cycle columns count: the run's choice
+   (report_env_cycle_clock), unless the result was measured on a machine
+   of another TSC rate (kept from elsewhere), whose core clock the run
+   did not measure: its own TSC then. */
+static double cycle_hz(const struct report_model *rm, json_t *res, int *core)
+{
+	double own = jsonutil_num(res, "tsc_hz");
+
+	*core = rm->cycles_core;
+	if (isfinite(own) && own > 0 && !(fabs(own / rm->tsc_hz - 1) <= 0.01)) {
+		*core = 0;
+		return own;
+	}
+	return rm->cycle_hz;
+}
+
 static json_t *filesystems_view(json_t *points)
 {
 	json_t *out = json_array(), *pt, *seen = json_object();
@@ -178,6 +194,7 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	report_view_put(e, "unit", report_view_str(d->label));
 	report_view_put(e, "is_time", json_boolean(d->is_time));
 	report_view_put(e, "has_cycles", json_boolean(d->is_time && isfinite(d->cyc)));
+	report_view_put(e, "cycle_word", report_view_str(d->cyc_word));
 	report_view_put(e, "bigger_is_better",
 		 json_boolean(json_is_true(json_object_get(probe, "bigger_is_better"))));
 	pv = json_object();
@@ -210,7 +227,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	const char *reason, *kparam, *fc;
 	struct report_unit d;
 	size_t i;
-	int n_ok, missing = 0;
+	int n_ok, missing = 0, core;
 
 	unique_base(rm, name, base, sizeof base);
 	strf(anchor, sizeof anchor, "exp-%s", base);
@@ -236,9 +253,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	spec = json_object_get(res, "spec");
 	points = json_object_get(res, "points");
 	swept = report_points_swept(spec);
-	report_unit_pick(jsonutil_str(json_object_get(res, "probe"), "unit"), points,
-			 isfinite(jsonutil_num(res, "tsc_hz")) ? jsonutil_num(res, "tsc_hz") : rm->tsc_hz,
-			 &d);
+	double hz = cycle_hz(rm, res, &core);
+	report_unit_pick(jsonutil_str(json_object_get(res, "probe"), "unit"), points, hz, core, &d);
 
 	report_view_put(e, "name", report_view_str(name ? name : "?"));
 	report_view_put(e, "anchor", report_view_str(anchor));

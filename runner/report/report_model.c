@@ -128,6 +128,8 @@ static json_t *build(struct report_model *rm, json_t *man)
 	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine"),
 							  json_object_get(man, "nfs")));
 	report_view_put(view, "environment", report_env_rows(man));
+	report_view_put(view, "cycle_note", report_env_cycle_note(man));
+	report_view_put(view, "cycle_head", report_view_str(rm->cycles_core ? "Cycles" : "TSC ticks"));
 	report_view_put(view, "groups", groups);
 	report_view_put(view, "experiments", all);
 	report_view_put(view, "summary", summary);
@@ -150,6 +152,7 @@ json_t *report_model_build(struct report_model *rm, json_t *man)
 	json_t *view;
 
 	rm->tsc_hz = jsonutil_num(json_object_get(man, "machine"), "tsc_hz");
+	rm->cycles_core = report_env_cycle_clock(man, &rm->cycle_hz) == 1;
 	rm->bases = json_object();
 	rm->chart_msg[0] = '\0';
 	view = build(rm, man);

@@ -27,6 +27,8 @@ struct report_model {
 	size_t errlen;
 	/* set by report_model_build */
 	double tsc_hz;			/* the manifest's, NAN when unknown */
+	double cycle_hz;		/* what cycle columns count (report_env_cycle_clock) */
+	int cycles_core;		/* 1: core cycles, else TSC ticks */
 	json_t *bases;			/* chart file stems already used */
 	char chart_msg[1024];		/* the first chart that could not be drawn */
 };

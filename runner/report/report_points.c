@@ -121,7 +121,7 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	/* the cycles row: time x TSC frequency (the result's `cycles` are the
 	   same numbers for the estimate only; mean, std... need computing) */
 	if (ok && d->is_time && isfinite(d->cyc) && isfinite(jsonutil_num(pt, "estimate")))
-		report_view_put(p, "cycles", vrow(pt, d->cyc, "cycles"));
+		report_view_put(p, "cycles", vrow(pt, d->cyc, d->cyc_word));
 	else
 		report_view_put(p, "cycles", json_null());
 	free(label);

@@ -41,7 +41,7 @@ static double typical_value(json_t *points)
 }
 
 /* The unit that puts the typical value between 1 and 1000 (lib/units). */
-void report_unit_pick(const char *probe_unit, json_t *points, double tsc_hz,
+void report_unit_pick(const char *probe_unit, json_t *points, double hz, int core,
 		      struct report_unit *d)
 {
 	double ns;
@@ -52,5 +52,6 @@ void report_unit_pick(const char *probe_unit, json_t *points, double tsc_hz,
 	/* cycles say something where an operation is a handful to thousands of
 	   them; a whole program's billions (shown in ms or s) say nothing its
 	   time does not */
-	d->cyc = d->is_time && ns < 1e6 && isfinite(tsc_hz) && tsc_hz > 0 ? ns * tsc_hz / 1e9 : NAN;
+	d->cyc = d->is_time && ns < 1e6 && isfinite(hz) && hz > 0 ? ns * hz / 1e9 : NAN;
+	d->cyc_word = core ? "cycles" : "ticks";
 }

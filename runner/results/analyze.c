@@ -554,7 +554,9 @@ static void put_numbers(struct point_ctx *c)
 		c->est_sub = c->est = NAN;
 }
 
-/* 5. Cycles, when the unit is a time: TSC ticks, not core cycles. */
+/* 5. Cycles, when the unit is a time: TSC ticks, not core cycles (the
+   report turns times into core cycles where the run's core clock held:
+   report_env_cycle_clock); "clock" says so in the JSON itself. */
 static void put_cycles(struct point_ctx *c)
 {
 	double ns_per_unit;
@@ -564,7 +566,7 @@ static void put_cycles(struct point_ctx *c)
 		return;
 	}
 	double k = ns_per_unit * c->tsc_hz / 1e9;
-	jsonutil_set(c->o, "cycles", json_pack("{s:o,s:o,s:o,s:o,s:o}",
+	jsonutil_set(c->o, "cycles", json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "clock", "tsc",
 		"estimate", results_num(c->est_sub * k),
 		"ci", c->method ? json_pack("[o,o]", results_num(c->lo_sub * k),
 					    results_num(c->hi_sub * k)) : json_null(),
