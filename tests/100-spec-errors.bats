@@ -200,6 +200,49 @@ check_bad() {
 	check_bad repetitions_unknown_key
 }
 
+@test "bad spec rounds_min: adaptive rounds need at least 2 (the interval is between them)" {
+	check_bad rounds_min
+}
+
+@test "bad spec rounds_order: rounds max below min" {
+	check_bad rounds_order
+}
+
+@test "bad spec rounds_target_zero: rounds.target 0" {
+	check_bad rounds_target_zero
+}
+
+@test "bad spec rounds_target_one: rounds.target 100 %" {
+	check_bad rounds_target_one
+}
+
+@test "bad spec rounds_unknown_key: a typo inside the rounds mapping" {
+	check_bad rounds_unknown_key
+}
+
+@test "bad spec rounds_budget: rounds.budget must be a time above 0" {
+	check_bad rounds_budget
+}
+
+@test "bad spec rounds_type: rounds is a count or a mapping" {
+	check_bad rounds_type
+}
+
+@test "rounds: {min, max, target} takes target as a percentage or a fraction; defaults fill the rest" {
+	d=$BATS_TEST_TMPDIR
+	printf '%s\n' 'probe: params' 'rounds: {min: 3, max: 6, target: 5%}' >"$d/pct.yaml"
+	printf '%s\n' 'probe: params' 'rounds: {min: 3, max: 6, target: 0.05}' >"$d/frac.yaml"
+	printf '%s\n' 'probe: params' 'rounds: {max: 4}' >"$d/dflt.yaml"
+	printf '%s\n' 'probe: params' 'rounds: 4' >"$d/fixed.yaml"
+	for s in pct frac dflt fixed; do
+		run "$RUNNER" check "$d/$s.yaml"
+		[ "$status" -eq 0 ]
+	done
+	run "$RUNNER" check --set 'fixed.rounds={min: 3, max: 2}' "$d/fixed.yaml"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"rounds: max (2) is below min (3)"* ]]
+}
+
 @test "bad spec second_document: one spec per file" {
 	check_bad second_document
 }

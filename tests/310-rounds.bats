@@ -182,3 +182,67 @@ spec() {
 	[ "$status" -eq 0 ]
 	[ "$(json "$(r t t)" '[x["n"] for x in d["points"][0]["rounds"]]')" = "[4, 4, 3]" ]
 }
+
+# --- adaptive rounds (issue 22): rounds: {min, max, target, budget} -------
+# The canary is scripted (SYSMETER_CANARY_MS) so that the host's real drift
+# cannot add rounds: a steady 3 ms, or one slow timing where the test wants
+# the host to have changed speed.
+
+@test "adaptive rounds: a quiet point stops at min, a noisy one goes to max; the result records it" {
+	spec ad 'probe: series' 'params: {shape: stationary, noise: [0.001, 0.5]}' \
+		'rounds: {min: 3, max: 7, target: 5%, budget: 60s}' 'repetitions: 6' 'iterations: 1' \
+		'warmup: 1'
+	SYSMETER_CANARY_MS=3 run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 5 "$D/ad.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a ad)
+	[ "$(json "$f" '[p["n_rounds"] for p in d["points"]]')" = "[3, 7]" ]
+	[ "$(json "$f" '[p["rounds_stopped"] for p in d["points"]]')" = '["target met", "max reached"]' ]
+	[ "$(json "$f" '[p["rounds_rel_half_width"] <= 0.05 for p in d["points"]]')" = "[true, false]" ]
+	[ "$(json "$f" '{k: d["rounds"][k] for k in ("adaptive", "min", "max", "target", "budget_s", "run", "stopped", "points")}')" = \
+	  '{"adaptive": true, "min": 3, "max": 7, "target": 0.05, "budget_s": 60.0, "run": 7, "stopped": "max reached", "points": {"target met": 1, "max reached": 1}}' ]
+	# every extra round of the noisy point keeps the share of samples of the first ones
+	[ "$(json "$f" '[x["n"] for x in d["points"][1]["rounds"]]')" = "[2, 2, 2, 2, 2, 2, 2]" ]
+	# the point's CI is the order-statistic interval over all 7 rounds
+	[ "$(json "$f" '(lambda p, e: p["ci_method"] == "median_rounds" and p["ci"] == [e[0], e[6]])(d["points"][1], sorted(x["estimate"] for x in d["points"][1]["rounds"]))')" = true ]
+	# a fixed spec says so
+	spec fx 'probe: series' 'params: {shape: stationary, noise: 0.5}' 'rounds: 3' 'repetitions: 6' \
+		'iterations: 1' 'warmup: 1'
+	SYSMETER_CANARY_MS=3 run "$RUNNER" --no-report -q -o "$OUT" --run-id b --seed 5 "$D/fx.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r b fx)" '(d["rounds"]["adaptive"], d["rounds"]["run"], d["rounds"]["stopped"], "rounds_stopped" in d["points"][0])')" = "(False, 3, 'fixed', False)" ]
+}
+
+@test "adaptive rounds: the budget stops extra rounds; the report says what was decided" {
+	spec bu 'probe: series' 'params: {shape: stationary, noise: 0.5}' \
+		'rounds: {min: 3, max: 7, target: 5%, budget: 1ms}' 'repetitions: 6' 'iterations: 1' \
+		'warmup: 1'
+	SYSMETER_CANARY_MS=3 run "$RUNNER" -q -o "$OUT" --run-id a --seed 5 "$D/bu.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a bu)
+	[ "$(json "$f" '(d["points"][0]["n_rounds"], d["points"][0]["rounds_stopped"], d["rounds"]["stopped"])')" = "(3, 'budget', 'budget')" ]
+	grep -q "in 3 to 7 rounds (.*adaptive: after 3 rounds a point took more while that CI reached further than 5 % of the estimate either side.*within 0.001 s of extra rounds; the points took 3: 1 stopped at the budget)" "$OUT/a/report.md"
+}
+
+@test "adaptive rounds: a pass the drift check flags buys a point more rounds" {
+	spec dq 'probe: series' 'params: {shape: stationary, noise: 0.001}' \
+		'rounds: {min: 3, max: 7, target: 5%, budget: 60s}' 'repetitions: 6' 'iterations: 1' \
+		'warmup: 1'
+	spec df 'probe: series' 'params: {shape: stationary, noise: 0.001}' 'rounds: 3' \
+		'repetitions: 6' 'iterations: 1' 'warmup: 1'
+	# steady: 3 rounds
+	SYSMETER_CANARY_MS=3 run "$RUNNER" --no-report -q -o "$OUT" --run-id s --seed 5 "$D/dq.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r s dq)" 'd["points"][0]["n_rounds"]')" = 3 ]
+	# the timing before pass 3 is slow: passes 2 and 3 drifted, so the point
+	# needs two more rounds for 3 clean ones (rounds 0, 1, 4)
+	SYSMETER_CANARY_MS=3,3,3,6,3 run "$RUNNER" --no-report -q -o "$OUT" --run-id d --seed 5 \
+		"$D/dq.yaml" "$D/df.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r d dq)
+	[ "$(json "$f" '(d["points"][0]["n_rounds"], d["points"][0]["rounds_stopped"])')" = "(5, 'target met')" ]
+	[ "$(json "$f" '[s["flag"] for s in d["points"][0]["sanity"] if s["flag"] == "host_drift"]')" = '["host_drift"]' ]
+	[ "$(json "$OUT/d/manifest.json" 'd["drift"]["drifted_rounds"]')" = "[2, 3]" ]
+	[[ "$(json "$OUT/d/manifest.json" 'd["drift"]["canary"]["work"]')" == "scripted by SYSMETER_CANARY_MS"* ]]
+	# a fixed experiment beside it keeps its rounds
+	[ "$(json "$(r d df)" '(d["points"][0]["n_rounds"], d["rounds"]["stopped"])')" = "(3, 'fixed')" ]
+}

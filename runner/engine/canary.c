@@ -9,6 +9,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "engine/canary.h"
@@ -60,12 +61,45 @@ static int pin(const struct canary *c, cpu_set_t *old)
 	return sched_setaffinity(0, sizeof one, &one) == 0;
 }
 
+/* SYSMETER_CANARY_MS: a comma-separated list of timings (ms), or none. */
+static void load_script(struct canary *c)
+{
+	const char *env = getenv("SYSMETER_CANARY_MS");
+	size_t cap = 1;
+	char *end;
+
+	if (!env || !*env)
+		return;
+	for (const char *p = env; *p; p++)
+		cap += *p == ',';
+	if (!(c->script = calloc(cap, sizeof *c->script)))
+		return;
+	for (const char *p = env; *p && c->n_script < cap; p = *end ? end + 1 : end) {
+		double v = strtod(p, &end);
+		if (end == p || !(v > 0))
+			break;
+		c->script[c->n_script++] = v;
+	}
+	if (!c->n_script) {
+		free(c->script);
+		c->script = NULL;
+	}
+}
+
 int canary_init(struct canary *c)
 {
 	cpu_set_t old;
 	int pinned;
 
 	*c = (struct canary){.iterations = 1024, .cpu = SPEC_DEFAULT_CPU};
+	load_script(c);
+	if (c->script) {
+		c->cap = 16;
+		c->ms = calloc(c->cap, sizeof *c->ms);
+		c->before = calloc(c->cap, sizeof *c->before);
+		c->core_hz = calloc(c->cap, sizeof *c->core_hz);
+		return c->ms && c->before && c->core_hz ? 0 : -1;
+	}
 	pinned = pin(c, &old);
 	if (!pinned)
 		c->cpu = -1;
@@ -105,13 +139,18 @@ double canary_take(struct canary *c, int round)
 		c->core_hz = h;
 		c->cap *= 2;
 	}
-	pinned = pin(c, &old);
-	for (int i = 0; i < CANARY_REPS; i++)
-		t[i] = time_chain(c->iterations);
-	c->core_hz[c->n] = machine_core_hz(NULL);
-	if (pinned)
-		sched_setaffinity(0, sizeof old, &old);
-	ms = 1e3 * stats_quantile(t, CANARY_REPS, 0.5);
+	if (c->script) {
+		ms = c->script[c->n < c->n_script ? c->n : c->n_script - 1];
+		c->core_hz[c->n] = NAN;
+	} else {
+		pinned = pin(c, &old);
+		for (int i = 0; i < CANARY_REPS; i++)
+			t[i] = time_chain(c->iterations);
+		c->core_hz[c->n] = machine_core_hz(NULL);
+		if (pinned)
+			sched_setaffinity(0, sizeof old, &old);
+		ms = 1e3 * stats_quantile(t, CANARY_REPS, 0.5);
+	}
 	c->ms[c->n] = ms;
 	c->before[c->n] = round;
 	c->n++;
@@ -127,7 +166,7 @@ static json_t *core_clock_verdict(const struct canary *c)
 
 	if (!v)
 		return json_null();
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; c->core_hz && i < c->n; i++)
 		if (isfinite(c->core_hz[i])) {
 			v[k++] = c->core_hz[i];
 			lo = fmin(lo, c->core_hz[i]);
@@ -147,38 +186,74 @@ static json_t *core_clock_verdict(const struct canary *c)
 	return o;
 }
 
+void canary_last(struct canary *c)
+{
+	if (c->n)
+		c->before[c->n - 1] = -1;
+}
+
+/* off[i] for every timing (stats_drift), and the passes they bracket: a
+   timing off the median marks the pass after it and the one before. */
+static int mark(const struct canary *c, int passes, int *off, int *drifted)
+{
+	int any = 0;
+
+	for (int r = 0; r < passes; r++)
+		drifted[r] = 0;
+	if (!off || c->n < 2)
+		return 0;
+	double ref;
+	stats_drift(c->ms, c->n, CANARY_THRESHOLD, &ref, off);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!off[i])
+			continue;
+		int after = c->before[i] < 0 ? passes : c->before[i];
+		if (after < passes)
+			drifted[after] = 1;
+		if (after > 0 && after - 1 < passes)
+			drifted[after - 1] = 1;
+	}
+	for (int r = 0; r < passes; r++)
+		any += drifted[r];
+	return any;
+}
+
+int canary_drifted(const struct canary *c, int passes, int *drifted)
+{
+	int *off = calloc(c->n + 1, sizeof *off);
+	int n;
+
+	if (!off) {
+		for (int r = 0; r < passes; r++)
+			drifted[r] = 0;
+		return 0;
+	}
+	n = mark(c, passes, off, drifted);
+	free(off);
+	return n;
+}
+
 json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
 {
 	json_t *d = json_object(), *timings = json_array(), *dr = json_array();
 	int *off = calloc(c->n + 1, sizeof *off);
 	double ref = NAN, spread = NAN;
-	int any = 0;
+	int any;
 
-	for (int r = 0; r < rounds; r++)
-		drifted[r] = 0;
 	if (off && c->n >= 2)
 		spread = stats_drift(c->ms, c->n, CANARY_THRESHOLD, &ref, off);
-	for (size_t i = 0; i < c->n; i++) {
+	any = mark(c, rounds, off, drifted) > 0;
+	for (size_t i = 0; i < c->n; i++)
 		jsonutil_append(timings, json_pack("{s:o,s:f,s:b,s:o}", "before_round",
 			c->before[i] < 0 ? json_null() : json_integer(c->before[i]), "ms", c->ms[i],
 			"off", off && c->n >= 2 && off[i], "core_hz",
-			isfinite(c->core_hz[i]) ? json_real(c->core_hz[i]) : json_null()));
-		if (!off || c->n < 2 || !off[i])
-			continue;
-		/* a timing off the median: the pass after it, and the one before */
-		int after = c->before[i] < 0 ? rounds : c->before[i];
-		if (after < rounds)
-			drifted[after] = 1;
-		if (after > 0)
-			drifted[after - 1] = 1;
-	}
+			c->core_hz && isfinite(c->core_hz[i]) ? json_real(c->core_hz[i]) : json_null()));
 	for (int r = 0; r < rounds; r++)
-		if (drifted[r]) {
+		if (drifted[r])
 			jsonutil_append(dr, json_integer(r));
-			any = 1;
-		}
 	jsonutil_set(d, "canary", json_pack("{s:s,s:I,s:o,s:f}", "work",
-		"a chain of dependent 64-bit multiply-adds, timed 7 times, the median kept",
+		c->script ? "scripted by SYSMETER_CANARY_MS (a test): no workload was timed"
+			  : "a chain of dependent 64-bit multiply-adds, timed 7 times, the median kept",
 		"iterations", (json_int_t)c->iterations, "cpu", c->cpu < 0 ? json_null() : json_integer(c->cpu),
 		"threshold", CANARY_THRESHOLD));
 	jsonutil_set(d, "timings", timings);
@@ -197,7 +272,9 @@ void canary_free(struct canary *c)
 	free(c->ms);
 	free(c->before);
 	free(c->core_hz);
+	free(c->script);
 	c->ms = NULL;
 	c->before = NULL;
 	c->core_hz = NULL;
+	c->script = NULL;
 }

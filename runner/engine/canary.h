@@ -28,6 +28,10 @@ struct canary {
 	int *before;			/* before which pass (round) each was taken; -1: after the last */
 	double *core_hz;		/* the core clock beside each timing, NAN where not measured */
 	size_t n, cap;
+	/* SYSMETER_CANARY_MS="3.4,3.4,6.8": the timings the canary reports
+	   in turn instead of measuring (the last repeats), for tests of what
+	   the run does when the host drifts; the verdict says so. */
+	double *script; size_t n_script;
 };
 
 /* Size the workload; 0, or -1 (out of memory). */
@@ -38,6 +42,14 @@ int canary_init(struct canary *c);
    before pass `round` (-1: after the last).  Returns the time in ms, or
    NaN. */
 double canary_take(struct canary *c, int round);
+
+/* The last timing was taken after the last pass (not before pass n). */
+void canary_last(struct canary *c);
+
+/* drifted[r] = 1 for each pass r in 0..passes-1 that a timing off the
+   median of every timing so far brackets (the verdict's rule, mid-run).
+   Returns how many; 0 with fewer than 2 timings. */
+int canary_drifted(const struct canary *c, int passes, int *drifted);
 
 /* The verdict over every timing so far, for the manifest's "drift":
    {canary{work, cpu, iterations, threshold}, timings[{before_round, ms}],

@@ -7,6 +7,7 @@
  * every round, so a crash, a kill or Ctrl-C keeps every finished round.
  */
 #include <errno.h>
+#include <math.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -231,7 +232,7 @@ static int keep_experiment(struct run *r, size_t k, struct experiment *x)
 		jsonutil_set(kept, x->spec.name, jsonutil_text("finished"));
 		return EXIT_OK;
 	}
-	n = results_restore_rounds(saved, &x->spec, &x->lp, x->pts, x->n_pts, x->planned,
+	n = results_restore_rounds(saved, &x->spec, &x->lp, x->pts, x->n_pts, x->max_rounds,
 				   x->rounds, x->n_rounds, err, sizeof err);
 	if (n < 0) {
 		fprintf(stderr, "runner: %s/results/%s.json: %s\n", r->dir, x->spec.name, err);
@@ -334,7 +335,7 @@ static void run_round(struct run *r, struct experiment *x, size_t pi, int round,
 		json_t *pt_text = results_params(&x->spec, pt, 1);
 		char *t = json_dumps(pt_text, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fprintf(stderr, "runner: '%s' point %zu/%zu round %d/%d %s\n", x->spec.name, pi + 1,
-			x->n_pts, round + 1, x->planned, t ? t : "");
+			x->n_pts, round + 1, round < x->planned ? x->planned : x->max_rounds, t ? t : "");
 		free(t);
 		json_decref(pt_text);
 	}
@@ -344,7 +345,9 @@ static void run_round(struct run *r, struct experiment *x, size_t pi, int round,
 		fprintf(stderr, "runner: '%s': %s\n", x->spec.name, res->reason);
 	res->started_s = started;
 	x->n_rounds[pi]++;
-	json_t *pj = results_point(&x->spec, &x->lp, pt, x->rounds[pi], x->n_rounds[pi], x->planned,
+	/* an adaptive point past its min rounds planned each one it took */
+	int planned = (size_t)x->planned > x->n_rounds[pi] ? x->planned : (int)x->n_rounds[pi];
+	json_t *pj = results_point(&x->spec, &x->lp, pt, x->rounds[pi], x->n_rounds[pi], planned,
 				   r->tsc_hz, pseed, deps);
 	if (pi < json_array_size(points))
 		json_array_set_new(points, pi, pj);
@@ -358,7 +361,8 @@ static void run_round(struct run *r, struct experiment *x, size_t pi, int round,
 static void kept_experiment(struct run *r, struct experiment *x)
 {
 	for (size_t p = 0; p < x->n_pts; p++)
-		r->pg.total_all -= x->finished ? (size_t)x->planned : x->n_rounds[p];
+		r->pg.total_all -= x->finished || x->n_rounds[p] > (size_t)x->planned
+				   ? (size_t)x->planned : x->n_rounds[p];
 	if (!x->finished)
 		return;
 	json_array_append(r->all_results, x->result);
@@ -399,13 +403,16 @@ static void run_pass(struct run *r, size_t k, int round)
 	r->pg.x = x;
 	r->pg.npoints = x->n_pts;
 	for (size_t pi = 0; pi < x->n_pts && !interrupted; pi++)
-		if (x->n_rounds[pi] <= (size_t)round)	/* kept rounds are not run again */
+		if (x->n_rounds[pi] <= (size_t)round &&	/* kept rounds are not run again */
+		    x->stop[pi] == STATS_ROUNDS_MORE)	/* nor a point that stopped */
 			run_round(r, x, pi, round, deps);
 	free(deps);
 	jsonutil_set(x->result, "status",
 		     jsonutil_text(results_status(json_object_get(x->result, "points"), interrupted)));
 	write_result(r, x);
 }
+
+static void record_rounds(struct experiment *x, int cut);
 
 /* The k-th experiment after its last round (or the interrupt): findings,
    status, the manifest's entry and the summary line. */
@@ -418,6 +425,8 @@ static void finish_experiment(struct run *r, size_t k)
 	if (x->finished)
 		return;
 	x->finished = 1;
+	if (x->probe_ok && x->result)
+		record_rounds(x, cut);
 	if (r->pg.tty && !r->o->quiet)
 		fprintf(stderr, "\r\033[K");
 	if (x->probe_ok && x->spec.n_findings && !cut)
@@ -436,38 +445,200 @@ static void finish_experiment(struct run *r, size_t k)
 		progress_summary(x);
 }
 
+/* The experiment's "rounds" record, and each adaptive point's
+   "rounds_stopped" (docs/results-format.md). */
+static void record_rounds(struct experiment *x, int cut)
+{
+	const struct spec_rounds *rule = &x->spec.rounds_rule;
+	json_t *points = json_object_get(x->result, "points"), *count = json_object(), *pj;
+	size_t run = 0, i;
+
+	for (size_t p = 0; p < x->n_pts; p++) {
+		if (x->n_rounds[p] > run)
+			run = x->n_rounds[p];
+		if (cut && x->stop[p] == STATS_ROUNDS_MORE)
+			x->stop[p] = STATS_ROUNDS_INTERRUPTED;
+	}
+	x->stopped = cut ? STATS_ROUNDS_INTERRUPTED : !x->adaptive ? STATS_ROUNDS_FIXED
+		     : stats_rounds_overall(x->stop, x->n_pts);
+	json_array_foreach(points, i, pj) {
+		const char *name;
+		if (!x->adaptive || i >= x->n_pts)
+			continue;
+		name = stats_rounds_stop_name(x->stop[i]);
+		jsonutil_set(pj, "rounds_stopped", jsonutil_text(name));
+		jsonutil_set(pj, "rounds_rel_half_width", results_num(x->rel_half[i]));
+		jsonutil_set(count, name, json_integer(json_integer_value(json_object_get(count, name)) + 1));
+	}
+	jsonutil_set(x->result, "rounds", json_pack("{s:b,s:i,s:i,s:o,s:o,s:o,s:o,s:I,s:s,s:o}",
+		"adaptive", x->adaptive, "min", x->planned, "max", x->max_rounds,
+		"target", x->adaptive ? results_num(rule->target) : json_null(),
+		"budget_s", x->adaptive && rule->budget > 0 ? json_real(rule->budget) : json_null(),
+		"budget_used_s", x->adaptive ? results_num(x->budget_s) : json_null(),
+		"extra_s", x->adaptive ? results_num(x->extra_s) : json_null(),
+		"run", (json_int_t)run, "stopped", stats_rounds_stop_name(x->stopped),
+		"points", x->adaptive ? count : (json_decref(count), json_null())));
+}
+
+/* The estimate of round k of point p as analysed (null: none). */
+static double round_estimate(const struct experiment *x, size_t p, size_t k)
+{
+	const json_t *pj = json_array_get(json_object_get(x->result, "points"), p);
+	const json_t *v = json_object_get(json_array_get(json_object_get(pj, "rounds"), k), "estimate");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Before pass `round` (>= min) of an adaptive experiment: which of its
+   points take another round (stats_rounds_decide over the rounds so far,
+   the passes the drift check flags now, the time its extra rounds took and
+   may take).  A point that stops is done for the run, so round k of a
+   point is always measured in pass k.  Returns how many points take it. */
+static size_t decide_rounds(struct run *r, struct experiment *x, int round, const int *drifted)
+{
+	struct stats_rounds_point *pts = calloc(x->n_pts + 1, sizeof *pts);
+	size_t *who = calloc(x->n_pts + 1, sizeof *who), n = 0, take = 0;
+	double *est = calloc((x->n_pts + 1) * (size_t)x->max_rounds, sizeof *est);
+	unsigned char *dr = calloc((x->n_pts + 1) * (size_t)x->max_rounds, 1);
+	double min_s = 0;
+	struct stats_rounds_rule rule = {x->planned, x->max_rounds, x->spec.rounds_rule.target, 0};
+
+	if (!pts || !who || !est || !dr) {
+		for (size_t p = 0; p < x->n_pts; p++)
+			if (x->stop[p] == STATS_ROUNDS_MORE && x->n_rounds[p] <= (size_t)round)
+				x->stop[p] = STATS_ROUNDS_NO_ESTIMATE;	/* out of memory: no more */
+		goto out;
+	}
+	x->extra_s = 0;
+	for (size_t p = 0; p < x->n_pts; p++)
+		for (size_t k = 0; k < x->n_rounds[p]; k++) {
+			double e = x->rounds[p][k].elapsed_s;
+			if (!isfinite(e))
+				continue;
+			if (k < (size_t)x->planned)
+				min_s += e;
+			else
+				x->extra_s += e;
+		}
+	x->budget_s = rule.budget_s = x->spec.rounds_rule.budget > 0 ? x->spec.rounds_rule.budget : min_s;
+	for (size_t p = 0; p < x->n_pts; p++) {
+		if (x->stop[p] != STATS_ROUNDS_MORE)
+			continue;
+		if (x->n_rounds[p] > (size_t)round) {	/* a kept round: measured before */
+			take++;
+			continue;
+		}
+		struct stats_rounds_point *sp = &pts[n];
+		double *e = est + n * (size_t)x->max_rounds;
+		unsigned char *d = dr + n * (size_t)x->max_rounds;
+		double cost = 0;
+		size_t costed = 0, kept = x->n_kept ? x->n_kept[p] : 0;
+
+		for (size_t k = 0; k < x->n_rounds[p]; k++) {
+			e[k] = round_estimate(x, p, k);
+			/* passes of this run only: a kept round's pass was another run's */
+			d[k] = k >= kept && (int)k < round && drifted[k];
+			if (isfinite(x->rounds[p][k].elapsed_s)) {
+				cost += x->rounds[p][k].elapsed_s;
+				costed++;
+			}
+		}
+		*sp = (struct stats_rounds_point){.est = e, .drifted = d, .n = x->n_rounds[p],
+						   .cost_s = costed ? cost / (double)costed : 0};
+		who[n++] = p;
+	}
+	take += stats_rounds_decide(pts, n, &rule, x->extra_s);
+	for (size_t i = 0; i < n; i++) {
+		x->stop[who[i]] = pts[i].stop;
+		x->rel_half[who[i]] = pts[i].rel_half;
+		if (pts[i].stop == STATS_ROUNDS_MORE)
+			r->pg.total_all++;
+	}
+out:
+	free(pts);
+	free(who);
+	free(est);
+	free(dr);
+	return take;
+}
+
+/* Does the k-th experiment take pass `round`?  A fixed one up to its
+   planned rounds; an adaptive one its first min passes, then while
+   decide_rounds wants more (when it wants none, it is finished here). */
+static int takes_pass(struct run *r, size_t k, int round, const int *drifted)
+{
+	struct experiment *x = &r->e[r->order[k]];
+
+	if (!x->probe_ok || x->finished)
+		return 0;
+	if (round < x->planned)
+		return 1;
+	if (x->adaptive && round < x->max_rounds && decide_rounds(r, x, round, drifted) > 0)
+		return 1;
+	if (x->adaptive && round >= x->max_rounds)
+		for (size_t p = 0; p < x->n_pts; p++)
+			if (x->stop[p] == STATS_ROUNDS_MORE)
+				x->stop[p] = STATS_ROUNDS_MAX;
+	finish_experiment(r, k);
+	return 0;
+}
+
 /* Round 0 of every point of every experiment in run order, then round 1
    ...: host drift spreads over all points, and a `subtract:` target's round
-   r runs just before its users' round r.  An experiment is finished after
-   its last round; on an interrupt, every experiment not finished is. */
+   r runs just before its users' round r.  The drift check's canary is timed
+   before every pass and after the last.  An experiment is finished after
+   its last round: a fixed one's `rounds`, an adaptive one's when none of
+   its points wants more (decided before the pass, with the canary timing
+   just taken); on an interrupt, every experiment not finished is. */
 static void run_rounds(struct run *r)
 {
-	int most = 0;
+	int *drifted = NULL, ended = 0;
+	unsigned char *takes = calloc(r->n + 1, 1);
 
 	for (size_t k = 0; k < r->n; k++) {
 		struct experiment *x = &r->e[r->order[k]];
 		start_experiment(r, x);
-		if (x->probe_ok && x->planned > most)
-			most = x->planned;
 		if (!x->probe_ok)
 			finish_experiment(r, k);
 	}
-	for (int round = 0; round < most && !interrupted; round++) {
+	for (int round = 0; !interrupted && takes; round++) {
+		int any = 0;
+
+		if (round == 0) {
+			for (size_t k = 0; k < r->n; k++)
+				any |= r->e[r->order[k]].probe_ok && !r->e[r->order[k]].finished;
+			if (!any)
+				break;
+		}
 		canary_take(&r->canary, round);
+		free(drifted);
+		if (!(drifted = calloc((size_t)round + 1, sizeof *drifted)))
+			break;
+		canary_drifted(&r->canary, round, drifted);
+		any = 0;
+		for (size_t k = 0; k < r->n; k++)
+			any |= takes[k] = (unsigned char)takes_pass(r, k, round, drifted);
+		if (!any) {
+			canary_last(&r->canary);	/* it was the timing after the last pass */
+			ended = 1;
+			break;
+		}
 		r->passes = round + 1;
 		for (size_t k = 0; k < r->n && !interrupted; k++) {
 			struct experiment *x = &r->e[r->order[k]];
-			if (!x->probe_ok || round >= x->planned || x->finished)
+			if (!takes[k])
 				continue;
 			run_pass(r, k, round);
-			if (round == x->planned - 1 && !interrupted)
+			if (!x->adaptive && round == x->planned - 1 && !interrupted)
 				finish_experiment(r, k);
 		}
 	}
-	if (r->passes)
+	if (r->passes && !ended)
 		canary_take(&r->canary, -1);
 	for (size_t k = 0; k < r->n; k++)
 		finish_experiment(r, k);
+	free(drifted);
+	free(takes);
 }
 
 /* The rounds a point measured during a drifted pass of this run (not the

@@ -4,6 +4,7 @@
  * that can be wrong with the input is found here, before anything is
  * written.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,10 +228,19 @@ int experiments_prepare(const struct engine_request *rq, int check, struct exper
 void experiments_alloc_rounds(struct experiment *x)
 {
 	x->planned = exec_rounds(&x->spec);
+	x->adaptive = x->spec.rounds_rule.adaptive && x->planned >= 2;
+	x->max_rounds = x->adaptive && x->spec.rounds_rule.max > x->planned ? x->spec.rounds_rule.max
+									     : x->planned;
+	x->stopped = STATS_ROUNDS_MORE;
 	x->rounds = calloc(x->n_pts + 1, sizeof *x->rounds);
 	x->n_rounds = calloc(x->n_pts + 1, sizeof *x->n_rounds);
-	for (size_t p = 0; p < x->n_pts; p++)
-		x->rounds[p] = calloc((size_t)x->planned, sizeof **x->rounds);
+	x->stop = calloc(x->n_pts + 1, sizeof *x->stop);	/* all STATS_ROUNDS_MORE */
+	x->rel_half = calloc(x->n_pts + 1, sizeof *x->rel_half);
+	for (size_t p = 0; p < x->n_pts; p++) {
+		x->rounds[p] = calloc((size_t)x->max_rounds, sizeof **x->rounds);
+		if (x->rel_half)
+			x->rel_half[p] = NAN;
+	}
 }
 
 void experiments_free(struct experiment *e, size_t n)
@@ -245,6 +255,8 @@ void experiments_free(struct experiment *e, size_t n)
 		}
 		free(e[i].rounds);
 		free(e[i].n_rounds);
+		free(e[i].stop);
+		free(e[i].rel_half);
 		free(e[i].n_kept);
 		plan_points_free(e[i].pts, e[i].n_pts);
 		json_decref(e[i].result);

@@ -13,6 +13,7 @@
 #include "exec/loader.h"
 #include "plan/plan.h"
 #include "spec/spec.h"
+#include "stats/stats.h"
 
 struct engine_request;
 
@@ -25,7 +26,15 @@ struct experiment {
 	struct plan_point *pts;
 	size_t n_pts;
 	json_t *result;			/* filled as rounds finish */
-	int planned;			/* rounds per point (exec_rounds) */
+	int planned;			/* rounds per point (exec_rounds); adaptive: the min */
+	int max_rounds;			/* room per point: planned, or rounds.max if adaptive */
+	int adaptive;			/* rounds: {min, max, target, budget} */
+	/* per point: STATS_ROUNDS_MORE while it takes rounds, then why it
+	   stopped; and its interval's relative half-width at the last decision */
+	enum stats_rounds_stop *stop;
+	double *rel_half;
+	enum stats_rounds_stop stopped;	/* the experiment's, once finished */
+	double extra_s, budget_s;	/* adaptive: what its extra rounds took, and could */
 	struct point_result **rounds;	/* per point: its rounds so far */
 	size_t *n_rounds;
 	int finished;			/* status, findings and summary done */
@@ -47,7 +56,8 @@ int experiments_prepare(const struct engine_request *rq, int check, struct exper
 /* The experiment called `name`, or NULL. */
 struct experiment *experiments_find(struct experiment *e, size_t n, const char *name);
 
-/* Room for every round of every point of x (x->planned set). */
+/* Room for every round of every point of x (planned, max_rounds, adaptive
+   set from the spec). */
 void experiments_alloc_rounds(struct experiment *x);
 
 void experiments_free(struct experiment *e, size_t n);

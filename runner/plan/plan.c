@@ -144,6 +144,7 @@ void plan_quick(struct spec *s)
 {
 	s->reps.adaptive = 0;
 	s->reps.min = s->reps.max = 3;
+	s->rounds_rule.adaptive = 0;
 	s->rounds = 1;		/* a smoke run: 3 samples in one process (t with 1 df
 				   over 2 rounds would give intervals 12.7 s wide) */
 	if (s->warmup > 1 || s->warmup == SPEC_WARMUP_AUTO)

@@ -93,6 +93,52 @@ static int one_op_per_sample(json_t *points)
 	return seen > 0;
 }
 
+/* " in 5 to 12 rounds (adaptive: ...; the points took 5-9 rounds: 3 met
+   the target, 1 reached max)": what the rule was and what it decided,
+   from the points' rounds_stopped. */
+static void adaptive_rounds(FILE *f, json_t *ra, json_t *points)
+{
+	static const char *const why[] = {"target met", "max reached", "budget", "no estimate",
+					  "interrupted"};
+	static const char *const says[] = {"met the target", "reached max", "stopped at the budget",
+					   "had no estimate", "were interrupted"};
+	long long lo = -1, hi = -1, n;
+	json_t *p;
+	size_t i;
+	int first = 1;
+
+	fprintf(f, " in %.0f to %.0f rounds (each a fresh process, interleaved with the other "
+		"points; the estimate is the median of the rounds' estimates, the CI its "
+		"order-statistic interval; adaptive: after %.0f rounds a point took more while that "
+		"CI reached further than %.3g %% of the estimate either side, or its rounds ran while the host changed "
+		"speed", jsonutil_num(ra, "min"), jsonutil_num(ra, "max"), jsonutil_num(ra, "min"),
+		100 * jsonutil_num(ra, "target"));
+	if (isfinite(jsonutil_num(ra, "budget_s")))
+		fprintf(f, ", within %.3g s of extra rounds", jsonutil_num(ra, "budget_s"));
+	else
+		fputs(", within as much time again as the first rounds took", f);
+	json_array_foreach(points, i, p) {
+		if (!json_is_integer(json_object_get(p, "n_rounds")))
+			continue;
+		n = (long long)json_integer_value(json_object_get(p, "n_rounds"));
+		lo = lo < 0 || n < lo ? n : lo;
+		hi = n > hi ? n : hi;
+	}
+	if (lo >= 0)
+		fprintf(f, lo == hi ? "; the points took %lld" : "; the points took %lld to %lld",
+			lo, hi);
+	for (size_t w = 0; w < sizeof why / sizeof *why; w++) {
+		n = 0;
+		json_array_foreach(points, i, p)
+			n += jsonutil_str(p, "rounds_stopped") &&
+			     strcmp(jsonutil_str(p, "rounds_stopped"), why[w]) == 0;
+		if (n)
+			fprintf(f, "%s %lld %s", first ? ":" : ",", n, says[w]);
+		first &= !n;
+	}
+	fputs(")", f);
+}
+
 json_t *report_method_text(json_t *spec, json_t *points)
 {
 	json_t *reps = json_object_get(spec, "repetitions"), *out, *v;
@@ -120,7 +166,9 @@ json_t *report_method_text(json_t *spec, json_t *points)
 	/* as results/analyze.c's rounds_interval: the median of the rounds'
 	   estimates; from 5 rounds its order-statistic interval, below a
 	   t-interval */
-	if (jsonutil_num(spec, "rounds") >= 5)
+	if (json_is_object(json_object_get(spec, "rounds_adaptive")))
+		adaptive_rounds(f, json_object_get(spec, "rounds_adaptive"), points);
+	else if (jsonutil_num(spec, "rounds") >= 5)
 		fprintf(f, " in %.0f rounds (each a fresh process, interleaved with the other points; "
 			"the estimate is the median of the rounds' estimates, the CI its "
 			"order-statistic interval)", jsonutil_num(spec, "rounds"));

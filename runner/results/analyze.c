@@ -299,33 +299,7 @@ static void round_estimates(struct point_ctx *c)
 static double rounds_interval(const double *x, size_t n, double *lo, double *hi, size_t *k,
 			      double *cv, const char **method, double *level)
 {
-	double v[n + 1], dummy;
-	size_t m = 0;
-	struct stats_summary sm;
-	double med;
-
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(x[i]))
-			v[m++] = x[i];
-	*k = m;
-	*lo = *hi = *cv = *level = NAN;
-	*method = NULL;
-	if (m == 0)
-		return NAN;
-	stats_summarise(v, m, &sm);
-	*cv = sm.cv;
-	med = stats_median_interval(v, m, 0.95, lo, hi, &dummy);
-	if (m >= 5) {
-		*level = dummy;
-		*method = "median_rounds";
-	} else if (m >= 2) {
-		const char *t;
-
-		stats_ci(v, m, EST_MEAN, 0, 0.95, 0, lo, hi, &t);
-		*level = 0.95;
-		*method = "t_rounds";
-	}
-	return med;
+	return stats_rounds_interval(x, n, lo, hi, k, cv, method, level);
 }
 
 /* 4. The point's estimate and CI: with rounds, rounds_interval over the

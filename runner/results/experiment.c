@@ -71,6 +71,11 @@ static json_t *resolved_spec(const struct spec *s)
 	jsonutil_set(j, "warmup", s->warmup == SPEC_WARMUP_AUTO ? jsonutil_text("auto")
 							       : json_integer(s->warmup));
 	jsonutil_set(j, "rounds", json_integer(s->rounds));
+	jsonutil_set(j, "rounds_adaptive", s->rounds_rule.adaptive
+		? json_pack("{s:i,s:i,s:f,s:o}", "min", s->rounds, "max", s->rounds_rule.max,
+			    "target", s->rounds_rule.target, "budget_s",
+			    s->rounds_rule.budget > 0 ? json_real(s->rounds_rule.budget) : json_null())
+		: json_null());
 	jsonutil_set(j, "iterations", s->iterations ? json_integer((json_int_t)s->iterations)
 							   : jsonutil_text("auto"));
 	jsonutil_set(j, "min_sample_time_s", results_num(s->min_sample_time));

@@ -52,6 +52,16 @@ struct spec_reps {
 	double max_time;		/* seconds; 0 = none */
 };
 
+/* `rounds: {min, max, target, budget}`: adaptive rounds (engine/, the
+   decision in stats/rounds.c); spec.rounds is then min. */
+struct spec_rounds {
+	int adaptive;
+	int max;			/* the most rounds a point takes */
+	double target;			/* enough: CI half-width / |estimate| (0.05 = 5 %) */
+	double budget;			/* seconds the extra rounds of the experiment may
+					   take; 0 = as long as its first min rounds took */
+};
+
 struct spec_where {			/* `where: {size: 16KiB}` */
 	char *param; char *text; struct spec_pos pos;	/* pos: of the key */
 	double num; int bound;		/* filled by spec_bind */
@@ -129,7 +139,8 @@ struct spec {
 	struct spec_param *params; size_t n_params;
 	enum spec_sweep sweep;
 	struct spec_reps reps;
-	int rounds;			/* independent rounds per point (>= 1) */
+	int rounds;			/* independent rounds per point (>= 1); adaptive: min */
+	struct spec_rounds rounds_rule;	/* rounds: {min, max, target, budget} */
 	int warmup;			/* SPEC_WARMUP_AUTO or a count */
 	unsigned long long iterations;	/* 0 = auto */
 	double min_sample_time;		/* seconds */
@@ -175,6 +186,12 @@ struct spec {
 #define SPEC_WARMUP_AUTO (-1)		/* `warmup: auto`: until the samples are steady */
 #define SPEC_DEFAULT_WARMUP SPEC_WARMUP_AUTO
 #define SPEC_DEFAULT_ROUNDS 5		/* docs/methodology.md says why 5 */
+/* rounds: {min, max, target, budget}: what an omitted key defaults to
+   (docs/methodology.md, "Adaptive rounds") */
+#define SPEC_DEFAULT_ROUNDS_MIN 5
+#define SPEC_DEFAULT_ROUNDS_MAX 12
+#define SPEC_DEFAULT_ROUNDS_TARGET 0.05
+#define SPEC_MAX_ROUNDS 1000
 #define SPEC_DEFAULT_MIN_SAMPLE_TIME 0.010
 #define SPEC_DEFAULT_TIMEOUT 120.0
 #define SPEC_DEFAULT_GROUP "other"

@@ -396,14 +396,67 @@ static int h_warmup(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yam
 	return 0;
 }
 
+/* `rounds: N` (fixed) or `rounds: {min, max, target, budget}` (adaptive:
+   after min rounds a point takes more while the interval of its median is
+   wider than target, or its rounds ran while the host changed speed, up to
+   max and within the budget).  min >= 2: the interval comes from between
+   the rounds. */
 static int h_rounds(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
+	static const char *const keys[] = {"min", "max", "target", "budget"};
+	yaml_node_t *vals[4], *kn[4];
+	struct spec_rounds r = {1, 0, SPEC_DEFAULT_ROUNDS_TARGET, 0};
+	int min = 0;
 	long long x;
 
 	(void)k;
-	if (get_int(c, v, "rounds", "an integer from 1 to 1000", 1, 1000, 0, &x) < 0)
+	if (v->type == YAML_SCALAR_NODE) {
+		if (get_int(c, v, "rounds",
+			    "an integer from 1 to 1000 or a mapping {min, max, target, budget}", 1,
+			    SPEC_MAX_ROUNDS, 0, &x) < 0)
+			return -1;
+		s->rounds = (int)x;
+		s->rounds_rule = (struct spec_rounds){0};
+		return 0;
+	}
+	if (v->type != YAML_MAPPING_NODE)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
+			       "rounds: expected an integer from 1 to 1000 or a mapping {min, max, target, budget}, got %s",
+			       WHAT(v));
+	if (spec_yaml_fields(c, v, "rounds", keys, 4, vals, kn) < 0)
 		return -1;
-	s->rounds = (int)x;
+	if (vals[0]) {
+		if (get_int(c, vals[0], "rounds.min", "an integer from 2 to 1000 (the interval comes "
+			    "from between the rounds)", 2, SPEC_MAX_ROUNDS, 0, &x) < 0)
+			return -1;
+		min = (int)x;
+	}
+	if (vals[1]) {
+		if (get_int(c, vals[1], "rounds.max", "an integer from 2 to 1000", 2, SPEC_MAX_ROUNDS, 0,
+			    &x) < 0)
+			return -1;
+		r.max = (int)x;
+	}
+	/* a default never contradicts the bound that was given */
+	if (!min)
+		min = r.max && r.max < SPEC_DEFAULT_ROUNDS_MIN ? r.max : SPEC_DEFAULT_ROUNDS_MIN;
+	if (!r.max)
+		r.max = min > SPEC_DEFAULT_ROUNDS_MAX ? min : SPEC_DEFAULT_ROUNDS_MAX;
+	if (r.max < min)
+		return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]), "rounds: max (%d) is below min (%d)",
+				      r.max, min);
+	if (vals[2]) {
+		if (get_qty(c, vals[2], "rounds.target", UNIT_PERCENT, 0, &r.target) < 0)
+			return -1;
+		if (!(r.target > 0 && r.target < 1))
+			return spec_yaml_fail(c, spec_yaml_pos(c, vals[2]),
+				       "rounds.target: expected a fraction above 0 and below 100%% like 5%%, got %s",
+				       WHAT(vals[2]));
+	}
+	if (vals[3] && get_qty(c, vals[3], "rounds.budget", UNIT_TIME, 1, &r.budget) < 0)
+		return -1;
+	s->rounds = min;
+	s->rounds_rule = r;
 	return 0;
 }
 

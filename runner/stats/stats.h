@@ -210,4 +210,59 @@ double stats_geomean(const double *x, size_t n);
  */
 double stats_drift(const double *c, size_t n, double threshold, double *reference, int *off);
 
+/* ---- rounds (rounds.c) ---------------------------------------------------
+ * A point measured in rounds: x[0..n) its rounds' estimates (NaN: a round
+ * with none).  The estimate is their median; the interval, with 5 or more
+ * finite values, the order-statistic interval of stats_median_interval at
+ * 95 % (*method "median_rounds", *level its coverage), with 2 to 4 Student's
+ * t over them ("t_rounds", 0.95), with fewer none (*method NULL).  *k: the
+ * finite values; *cv: their coefficient of variation. */
+double stats_rounds_interval(const double *x, size_t n, double *lo, double *hi, size_t *k,
+			     double *cv, const char **method, double *level);
+
+/* Adaptive rounds (`rounds: {min, max, target, budget}`). */
+enum stats_rounds_stop {
+	STATS_ROUNDS_MORE,		/* take another round */
+	STATS_ROUNDS_TARGET,		/* "target met" */
+	STATS_ROUNDS_MAX,		/* "max reached": still wide or drifted at max */
+	STATS_ROUNDS_BUDGET,		/* "budget": another pass would exceed it */
+	STATS_ROUNDS_NO_ESTIMATE,	/* "no estimate": fewer than 2 rounds gave one */
+	STATS_ROUNDS_INTERRUPTED,	/* "interrupted" (the engine's) */
+	STATS_ROUNDS_FIXED,		/* "fixed": `rounds: N` (the engine's) */
+};
+struct stats_rounds_rule {
+	int min, max;			/* rounds per point */
+	double target;			/* enough: CI half-width / |median| */
+	double budget_s;		/* the extra rounds' time; <= 0: no limit */
+};
+struct stats_rounds_point {
+	const double *est;		/* per round: its estimate, NaN for none */
+	const unsigned char *drifted;	/* per round: 1 = in a pass the drift check
+					   flagged; NULL: none */
+	size_t n;			/* rounds so far */
+	double cost_s;			/* what one more round is expected to take */
+	/* out: */
+	enum stats_rounds_stop stop;
+	double rel_half;		/* the interval's half-width / |median|; NaN */
+	size_t clean;			/* rounds in passes not flagged */
+	int drift;			/* it wants more (or hit max) for want of clean rounds */
+};
+/* The rule, for the points of one experiment that took every pass so far.
+   A point wants another round (stop = MORE) when it has fewer than min
+   rounds, or when its interval (stats_rounds_interval) is wider than
+   target (rel_half > target, or the median is 0) or fewer than min of its
+   rounds are clean; at max it stops (MAX); with fewer than 2 estimates it
+   stops (NO_ESTIMATE: failing rounds would fail again); else TARGET.  Then
+   the budget: when spent_s (what the extra rounds, those past min, took so
+   far) plus the cost of the rounds wanted past min exceeds budget_s > 0,
+   those points stop (BUDGET).  Returns how many points want a round. */
+size_t stats_rounds_decide(struct stats_rounds_point *pts, size_t n,
+			   const struct stats_rounds_rule *rule, double spent_s);
+/* The experiment's reason from its points' (interrupted, else budget, else
+   max reached, else target met, else no estimate). */
+enum stats_rounds_stop stats_rounds_overall(const enum stats_rounds_stop *stops, size_t n);
+/* "target met", "max reached", "budget", "no estimate", "interrupted",
+   "fixed" ("running" for MORE). */
+const char *stats_rounds_stop_name(enum stats_rounds_stop s);
+
 #endif

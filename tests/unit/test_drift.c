@@ -102,9 +102,29 @@ static void verdicts(void)
 	json_decref(v);
 }
 
+/* Mid-run, as adaptive rounds ask before each pass: the passes so far
+   that the timings so far bracket. */
+static void drifted_so_far(void)
+{
+	struct canary c = { .iterations = 1, .cpu = 0 };
+	double ms[] = { 3.0, 3.0, 3.0, 6.0 };
+	int d[4] = { 9, 9, 9, 9 };
+
+	c.ms = ms;
+	c.before = (int[]){ 0, 1, 2, 3 };
+	c.n = 2;
+	ok(canary_drifted(&c, 1, d) == 0 && d[0] == 0, "two steady timings: no pass drifted");
+	c.n = 4;	/* the timing before pass 3 is off: pass 2 ran slow */
+	ok(canary_drifted(&c, 3, d) == 1 && !d[0] && !d[1] && d[2], "the pass before a slow timing");
+	c.before[3] = -1;
+	canary_last(&c);
+	ok(c.before[3] == -1, "canary_last relabels the last timing as after the last pass");
+}
+
 int main(void)
 {
 	drift_cases();
 	verdicts();
+	drifted_so_far();
 	return done_testing();
 }
