@@ -191,6 +191,56 @@ static int machine_name(struct pctx *c, const char *name, double *v, enum spec_q
 		source(c, name, *v, q, "machine.pti");
 		return 0;
 	}
+	if (!strcmp(name, "busy_cpus")) {
+		const json_t *pp = json_object_get(c->point, "params");
+		const json_t *t = json_object_get(pp, "threads") ?: json_object_get(pp, "readers");
+		double n = json_is_number(t) ? json_number_value(t) : 1, cpus;
+
+		if (fact(m, "cpus_online", &cpus) < 0) {
+			snprintf(missing, mlen, "busy_cpus (machine.cpus_online)");
+			return -1;
+		}
+		*v = n < cpus ? n : cpus;
+		source(c, name, *v, q, "min(%s %.0f, machine.cpus_online %.0f)",
+		       json_object_get(pp, "threads") ? "threads" : json_object_get(pp, "readers") ? "readers"
+												    : "one worker", n, cpus);
+		return 0;
+	}
+	if (!strcmp(name, "ws_latency") || !strcmp(name, "ws_tlb")) {
+		const json_t *sz = json_object_get(json_object_get(c->point, "params"), "size");
+		double size, hz, pages, page = 4096;
+		char miss[128];
+
+		if (!json_is_number(sz)) {
+			snprintf(missing, mlen, "%s (this point has no size parameter)", name);
+			return -1;
+		}
+		size = json_number_value(sz);
+		if (machine_name(c, "core_hz", &hz, SPEC_Q_HZ, miss, sizeof miss) < 0) {
+			snprintf(missing, mlen, "%s", miss);
+			return -1;
+		}
+		if (!strcmp(name, "ws_tlb")) {
+			fact(m, "page_size", &page);
+			pages = size / page;
+			*v = pages <= 64 ? 0 : pages <= 1536 ? c->row->stlb / hz : c->row->tlb_miss / hz;
+			source(c, name, *v, q, "%.0f pages: %s (table: %s)", pages, pages <= 64 ? "the L1 TLB holds them"
+			       : pages <= 1536 ? "stlb_hit_cycles" : "tlb_miss_cycles", c->row->name);
+			return 0;
+		}
+		for (int l = 1; l <= 3; l++) {
+			double cs;
+			if (cache_size(m, l, &cs, NULL) == 0 && size <= cs) {
+				*v = (l == 1 ? c->row->l1 : l == 2 ? c->row->l2 : c->row->l3) / hz;
+				source(c, name, *v, q, "fits L%d (machine.caches): l%d_cycles (table: %s) / core_hz", l, l,
+				       c->row->name);
+				return 0;
+			}
+		}
+		*v = c->row->dram_ns * 1e-9;
+		source(c, name, *v, q, "larger than the caches: dram_latency (table: %s)", c->row->name);
+		return 0;
+	}
 	if (!strcmp(name, "mem_bandwidth")) {
 		if (fact(m, "memory_bus_bandwidth", v) == 0) {
 			source(c, name, *v, q, "given: machine.memory_bus_bandwidth");
@@ -421,7 +471,8 @@ static void predict_point(const json_t *result, json_t *pt, const json_t *machin
 			json_object_set_new(filled, parts[k], json_null());
 		} else {
 			val[k] *= f;
-			snprintf(res, sizeof res, "%.3g %s", val[k], unit ? unit : "");
+			units_format_number(val[k], res, sizeof res - 20);
+			snprintf(res + strlen(res), 20, " %s", unit ? unit : "");
 			json_object_set_new(filled, parts[k], json_pack("s++", fill, " = ", res));
 		}
 		spec_expr_free(&form);

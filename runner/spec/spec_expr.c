@@ -34,6 +34,15 @@ static const struct spec_expr_name names[] = {
 	{"cpus", SPEC_Q_NUM, "machine", "logical CPUs online"},
 	{"memory_size", SPEC_Q_BYTES, "machine", "installed memory (machine.memory_bytes)"},
 	{"pti", SPEC_Q_BOOL, "machine", "1 when kernel page-table isolation is on (machine.pti), else 0"},
+	/* derived from the machine facts, the table and the point's size or threads */
+	{"busy_cpus", SPEC_Q_NUM, "machine",
+	 "the CPUs the point's workers keep busy: min(threads (else readers, else 1), cpus)"},
+	{"ws_latency", SPEC_Q_SECONDS, "machine",
+	 "a dependent load's latency over a working set of the point's size: l1_cycles, l2_cycles or "
+	 "l3_cycles / core_hz for the first cache (l1d_size, l2_size, l3_size) it fits, else dram_latency"},
+	{"ws_tlb", SPEC_Q_SECONDS, "machine",
+	 "the TLB's share of such a load: 0 up to 64 pages, stlb_hit_cycles / core_hz up to 1536, "
+	 "else tlb_miss_cycles / core_hz"},
 	/* machine facts a user gives (--machine FILE) */
 	{"memory_bus_bandwidth", SPEC_Q_RATE, "given", "the memory bus's peak bandwidth, bytes/s"},
 	{"memory_speed", SPEC_Q_NUM, "given", "the memory's transfer rate, MT/s"},
@@ -476,7 +485,11 @@ void spec_expr_format(double v, enum spec_qty q, char *buf, size_t len)
 
 	switch (q) {
 	case SPEC_Q_CYCLES:
-		snprintf(buf, len, "%.4g cycles", v);
+		if (v == floor(v) && fabs(v) < 1e15)
+			snprintf(t, sizeof t, "%.0f", v);
+		else
+			units_format_number(v, t, sizeof t);
+		snprintf(buf, len, "%s cycles", t);
 		return;
 	case SPEC_Q_HZ:
 		snprintf(buf, len, v >= 1e9 ? "%.3g GHz" : v >= 1e6 ? "%.3g MHz" : "%.3g Hz",
@@ -503,7 +516,11 @@ void spec_expr_format(double v, enum spec_qty q, char *buf, size_t len)
 	case SPEC_Q_BOOL:
 	case SPEC_Q_NUM:
 	default:
-		snprintf(buf, len, "%.4g", v);
+		if (v == floor(v) && fabs(v) < 1e15)
+			snprintf(t, sizeof t, "%.0f", v);
+		else
+			units_format_number(v, t, sizeof t);
+		snprintf(buf, len, "%s", t);
 		return;
 	}
 }
