@@ -414,3 +414,11 @@ check_bad() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"block 1028 must be a multiple of 8"* ]]
 }
+
+@test "bad spec predict_formula_typo: a formula's syntax error at its column" {
+	check_bad predict_formula_typo
+}
+
+@test "bad spec predict_formula_unknown: an unknown name in a formula, with the right one" {
+	check_bad predict_formula_unknown
+}

@@ -426,3 +426,64 @@ setup_file() {
 	grep -q '^| ticks | 156 | 185 |' "$BATS_TEST_TMPDIR/loose/report.md"
 	grep -q 'not core cycles: the core clock did not hold still while it was measured\.$' "$BATS_TEST_TMPDIR/loose/report.md"
 }
+
+# Predictions as models (issue 23): a point's formulas are evaluated again
+# by `runner report` from the run's machine facts, so two machines' facts
+# (the Tiger Lake and Zen 3 of tests/fixtures/machine-facts/) give two
+# predictions, each with its own numbers filled in, and a fact one machine
+# lacks is named in the report rather than dropped.
+predict_on() {	# DIR MACHINE-PYTHON
+	copy_run "$1"
+	python3 - "$1" "$2" <<-'PY'
+	import json, sys
+	run, which = sys.argv[1], sys.argv[2]
+	m = json.load(open(run + "/manifest.json"))
+	mach = m["machine"]
+	if which == "tigerlake":
+	    mach["cpu"].update(vendor="GenuineIntel", family=6, model=140, microarchitecture="Willow Cove (Tiger Lake)")
+	    mach["core_clock"].update(hz=4.7e9, holds=True)
+	    mach["tsc_hz"] = 2.8e9
+	    sizes = {1: 48 * 1024, 2: 1280 * 1024, 3: 12 * 1024 * 1024}
+	    mach["memory_bus_bandwidth"] = 68.3e9
+	    mach["memory_type"] = "LPDDR4x"
+	    mach["memory_speed"] = 4266
+	else:
+	    mach["cpu"].update(vendor="AuthenticAMD", family=25, model=33, microarchitecture="Zen 3")
+	    mach["core_clock"].update(hz=4.7e9, holds=False)
+	    mach["tsc_hz"] = 3.8e9
+	    sizes = {1: 32 * 1024, 2: 512 * 1024, 3: 32 * 1024 * 1024}
+	for c in mach["caches"]:
+	    if c["type"] != "Instruction":
+	        c["size_bytes"] = sizes[c["level"]]
+	json.dump(m, open(run + "/manifest.json", "w"))
+	r = json.load(open(run + "/results/ram_access.json"))
+	for p in r["points"]:
+	    p["prediction"] = {"value": None, "hardware": None, "software": None, "machine": "*",
+	                       "why": "an L1 hit and a page over the memory bus",
+	                       "formula": {"value": None, "hardware": "l1_cycles / core_hz",
+	                                   "software": "page_size / memory_bus_bandwidth"}}
+	json.dump(r, open(run + "/results/ram_access.json", "w"))
+	PY
+	"$RUNNER" report "$1" --format md
+}
+
+@test "report: prediction formulas are filled in with each machine's facts (Tiger Lake, Zen 3)" {
+	A="$BATS_TEST_TMPDIR/tgl" B="$BATS_TEST_TMPDIR/zen3"
+	predict_on "$A" tigerlake
+	predict_on "$B" zen3
+	# Tiger Lake: 5 cycles (the table's Ice Lake / Tiger Lake row) at the core clock
+	grep -F 'hardware: l1\_cycles / core\_hz → 5 cycles / 4.7 GHz = 1.06 ns' "$A/report.md"
+	grep -F 'software: page\_size / memory\_bus\_bandwidth → 4KiB / 68.3 GB/s = 60.0 ns' "$A/report.md"
+	grep -F 'l1\_cycles = 5 cycles (table: Ice Lake / Tiger Lake)' "$A/report.md"
+	grep -F 'memory\_bus\_bandwidth = 68.3 GB/s (given: machine.memory\_bus\_bandwidth)' "$A/report.md"
+	grep -F '| 1.06 ns | 60.0 ns | 61.0 ns |' "$A/report.md"
+	# Zen 3: 4 cycles; its core clock does not hold, so the TSC stands in
+	grep -F 'hardware: l1\_cycles / core\_hz → 4 cycles / 3.8 GHz = 1.05 ns' "$B/report.md"
+	grep -F "core\_hz = 3.8 GHz (the TSC frequency: the core clock did not hold)" "$B/report.md"
+	# no memory bus given: the point says what it lacks, the table shows no total
+	grep -F 'no prediction: missing memory\_bus\_bandwidth (give it with --machine FILE)' "$B/report.md"
+	run grep -F 'memory\_bus\_bandwidth →' "$B/report.md"
+	[ "$status" -ne 0 ]
+	# and the prediction recorded in the results is the JSON's, not the report's: unchanged
+	python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['points'][0]['prediction']; assert p['value'] is None" "$B/results/ram_access.json"
+}

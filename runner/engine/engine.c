@@ -433,6 +433,16 @@ static void finish_experiment(struct run *r, size_t k)
 		results_findings(&x->spec, x->result, r->machine);
 	if (x->probe_ok)
 		results_scaling_flags(x->result);
+	if (x->probe_ok) {
+		/* prediction formulas read the machine and the other results of
+		   the run: those run before this one (plan_order) are done */
+		json_t *by_name = json_object();
+		for (size_t i = 0; i < r->n; i++)
+			if (r->e[i].result)
+				json_object_set(by_name, r->e[i].spec.name, r->e[i].result);
+		results_predict(x->result, r->machine, by_name);
+		json_decref(by_name);
+	}
 	const char *st = results_status(points, cut);
 	jsonutil_set(x->result, "status", jsonutil_text(st));
 	write_result(r, x);

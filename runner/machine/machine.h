@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "machine/model_table.h"
+
 /* Ticks of pt_start()/pt_stop() per second, measured over ~50 ms against
    CLOCK_MONOTONIC_RAW (median of 5).  1e9 when there is no counter. */
 double machine_calibrate_tsc(void);

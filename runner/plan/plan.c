@@ -195,6 +195,14 @@ static int visit(struct spec **specs, size_t n, size_t i, int *state, size_t *or
 		if (visit(specs, n, j, state, order, k, err, errlen) < 0)
 			return -1;
 	}
+	/* Experiments a prediction formula reads (@name) come first too when
+	   they are in the run; a missing one or a loop through them is not an
+	   error: the prediction then names what it lacks. */
+	for (size_t u = 0; u < specs[i]->n_uses; u++)
+		for (size_t j = 0; j < n; j++)
+			if (j != i && state[j] == 0 && strcmp(specs[j]->name, specs[i]->uses[u]) == 0 &&
+			    visit(specs, n, j, state, order, k, err, errlen) < 0)
+				return -1;
 	state[i] = 2;
 	order[(*k)++] = i;
 	return 0;

@@ -14,6 +14,7 @@
 #include "report/report_unit.h"
 #include "report/report_view.h"
 #include "report/chart.h"
+#include "results/results.h"
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
 
@@ -250,6 +251,9 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 		report_view_put(res, "reason", report_view_strf("no result file (%s)",
 						  rpath ? rpath : "none in the manifest"));
 	}
+	/* prediction formulas, evaluated again from the run's files */
+	if (rm->by_name && json_is_array(json_object_get(res, "points")))
+		results_predict(res, rm->machine, rm->by_name);
 	spec = json_object_get(res, "spec");
 	points = json_object_get(res, "points");
 	swept = report_points_swept(spec);

@@ -103,6 +103,21 @@ static json_t *build(struct report_model *rm, json_t *man)
 	json_t *by_group = json_object();	/* group -> array of experiment views */
 	json_t *group_order = json_array();	/* groups, first seen first */
 
+	/* every result, for the prediction formulas that read another's */
+	rm->machine = json_object_get(man, "machine");
+	rm->by_name = json_object();
+	json_array_foreach(exps, i, mexp) {
+		const char *name = jsonutil_str(mexp, "name"), *rpath = jsonutil_str(mexp, "result");
+		char path[4096], msg[256];
+		int missing = 0;
+		json_t *res;
+
+		if (!name || !rpath)
+			continue;
+		strf(path, sizeof path, "%s/%s", rm->run, rpath);
+		if ((res = jsonutil_load(path, msg, sizeof msg, &missing)))
+			json_object_set_new(rm->by_name, name, res);
+	}
 	json_array_foreach(exps, i, mexp) {
 		const char *gname, *st;
 
@@ -156,6 +171,8 @@ json_t *report_model_build(struct report_model *rm, json_t *man)
 	rm->bases = json_object();
 	rm->chart_msg[0] = '\0';
 	view = build(rm, man);
+	json_decref(rm->by_name);
+	rm->by_name = NULL;
 	json_decref(rm->bases);
 	rm->bases = NULL;
 	return view;

@@ -31,6 +31,9 @@ struct report_model {
 	int cycles_core;		/* 1: core cycles, else TSC ticks */
 	json_t *bases;			/* chart file stems already used */
 	char chart_msg[1024];		/* the first chart that could not be drawn */
+	json_t *machine;		/* the manifest's machine (borrowed) */
+	json_t *by_name;		/* {experiment: result} of the run, for prediction
+					   formulas that read other results (loaded once) */
 };
 
 /* The view of the run whose parsed manifest.json is man (already checked

@@ -128,6 +128,61 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	return p;
 }
 
+/* One row of the predictions table: hardware, software, total, measured,
+   error in %, and each formula with this machine's numbers, or what it
+   could not be evaluated without. */
+static json_t *prediction_row(json_t *pt, json_t *pred, json_t *label, const struct report_unit *d)
+{
+	json_t *r = json_object(), *filled = json_array(), *srcs = json_array(), *s;
+	const char *why = jsonutil_str(pred, "why"), *missing = jsonutil_str(pred, "missing");
+	double pv = jsonutil_num(pred, "value"), hw = jsonutil_num(pred, "hardware");
+	double sw = jsonutil_num(pred, "software"), est = jsonutil_num(pt, "estimate");
+	static const char *const parts[] = {"hardware", "software", "value"};
+	size_t i;
+
+	report_view_put(r, "point", json_incref(label));
+	report_view_put(r, "value", isfinite(pv) ? report_view_num_unit(pv * d->scale, d->label)
+					      : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(r, "cycles", isfinite(d->cyc) && isfinite(pv) ? report_view_num(pv * d->cyc) : json_null());
+	report_view_put(r, "why", report_view_line(why && *why ? why : "no reason given"));
+	report_view_put(r, "ratio", report_view_num(jsonutil_num(pred, "ratio")));
+	report_view_put(r, "hardware", isfinite(hw) ? report_view_num_unit(hw * d->scale, d->label)
+						      : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(r, "software", isfinite(sw) ? report_view_num_unit(sw * d->scale, d->label)
+						      : report_view_str(REPORT_VIEW_DASH));
+	report_view_put(r, "measured", report_view_num_unit(est * d->scale, d->label));
+	report_view_put(r, "error", isfinite(pv) && pv != 0 && isfinite(est)
+		? report_view_strf("%+.0f %%", (est - pv) / pv * 100) : report_view_str(REPORT_VIEW_DASH));
+	for (i = 0; i < 3; i++) {
+		const char *f = jsonutil_str(json_object_get(pred, "filled"), parts[i]);
+		const char *text = jsonutil_str(json_object_get(pred, "formula"), parts[i]);
+		json_t *c;
+
+		if (!text)
+			continue;
+		c = json_object();
+		report_view_put(c, "part", report_view_str(i == 2 ? "total" : parts[i]));
+		report_view_put(c, "formula", report_view_line(text));
+		report_view_put(c, "filled", f ? report_view_line(f) : json_null());
+		jsonutil_append(filled, c);
+	}
+	json_array_foreach(json_object_get(pred, "sources"), i, s) {
+		json_t *c = json_object();
+
+		report_view_put(c, "name", report_view_line(jsonutil_str(s, "name")));
+		report_view_put(c, "value", report_view_line(jsonutil_str(s, "value")));
+		report_view_put(c, "source", report_view_line(jsonutil_str(s, "source")));
+		report_view_put(c, "last", json_boolean(i + 1 == json_array_size(json_object_get(pred, "sources"))));
+		jsonutil_append(srcs, c);
+	}
+	report_view_put(r, "has_formulas", json_boolean(json_array_size(filled) > 0));
+	report_view_put(r, "formulas", filled);
+	report_view_put(r, "has_sources", json_boolean(json_array_size(srcs) > 0));
+	report_view_put(r, "sources", srcs);
+	report_view_put(r, "missing", missing ? report_view_line(missing) : json_null());
+	return r;
+}
+
 int report_points_add(json_t *e, json_t *points, json_t *swept, const struct report_unit *d)
 {
 	json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
@@ -152,24 +207,8 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 			report_view_put(pr, "reason", report_view_line(reason ? reason : "no reason recorded"));
 			jsonutil_append(problems, pr);
 		}
-		if (json_is_object(pred) && isfinite(pv)) {
-			json_t *r = json_object();
-			const char *why = jsonutil_str(pred, "why");
-
-			report_view_put(r, "point", json_incref(label));
-			report_view_put(r, "value", report_view_num_unit(pv * d->scale, d->label));
-			report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(pv * d->cyc) : json_null());
-			report_view_put(r, "why", report_view_line(why ? why : "no reason given"));
-			report_view_put(r, "ratio", report_view_num(jsonutil_num(pred, "ratio")));
-			double hw = jsonutil_num(pred, "hardware"), sw = jsonutil_num(pred, "software");
-			report_view_put(r, "hardware", isfinite(hw) ? report_view_num_unit(hw * d->scale, d->label)
-							      : report_view_str(REPORT_VIEW_DASH));
-			report_view_put(r, "software", isfinite(sw) ? report_view_num_unit(sw * d->scale, d->label)
-							      : report_view_str(REPORT_VIEW_DASH));
-			report_view_put(r, "measured", report_view_num_unit(jsonutil_num(pt, "estimate") * d->scale,
-									 d->label));
-			jsonutil_append(preds, r);
-		}
+		if (json_is_object(pred) && (isfinite(pv) || jsonutil_str(pred, "missing")))
+			jsonutil_append(preds, prediction_row(pt, pred, label, d));
 		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
 			json_t *r = json_object();
 

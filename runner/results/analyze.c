@@ -590,7 +590,21 @@ static void put_prediction(struct point_ctx *c)
 		}
 	}
 	pr = mine ? mine : any;
-	if (pr) {
+	if (pr && (pr->fx[SPEC_FX_VALUE] || pr->fx[SPEC_FX_HW] || pr->fx[SPEC_FX_SW])) {
+		/* a formula: evaluated by results_predict once the run's other
+		   results are known; until then it says so */
+		pred = json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o,s:{s:o,s:o,s:o},s:s}",
+				 "value", results_num(pr->value),
+				 "value_text", pr->value_text ? pr->value_text : "",
+				 "machine", pr->machine ? pr->machine : "*",
+				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
+				 "why", pr->why ? pr->why : "", "ratio", results_num(NAN),
+				 "formula",
+				 "value", pr->fx[SPEC_FX_VALUE] ? jsonutil_text(pr->value_text) : json_null(),
+				 "hardware", pr->fx[SPEC_FX_HW] ? jsonutil_text(pr->hw_text) : json_null(),
+				 "software", pr->fx[SPEC_FX_SW] ? jsonutil_text(pr->sw_text) : json_null(),
+				 "missing", "not evaluated yet (the run's analysis evaluates it)");
+	} else if (pr) {
 		pred = json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
 				 "value_text", pr->value_text ? pr->value_text : "",
 				 "machine", pr->machine ? pr->machine : "*",

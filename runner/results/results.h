@@ -74,6 +74,21 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 		      const struct plan_point *pt, struct point_result *rounds, size_t n_rounds,
 		      int planned, double tsc_hz, uint64_t seed, json_t *const *deps);
 
+/* Evaluate the prediction formulas of a result's points (predict.c): each
+   point whose `prediction` has a `formula` gets value, hardware, software
+   (the probe's unit), `filled` (each formula with this machine's numbers,
+   "150 cycles / 2.99 GHz = 50.2 ns"), `sources` (where each number came
+   from: measured, given, table row), `table_row`, `missing` (what it could
+   not be evaluated without, else null) and `ratio`.  machine: the
+   manifest's machine object; by_name: {experiment: result} of the same run
+   (other experiments' estimates, @name).  A run calls it as each
+   experiment ends; `runner report` again, from the run's files. */
+void results_predict(json_t *result, const json_t *machine, const json_t *by_name);
+
+/* The constants table's row for a machine ("Zen 3", or the generic row's
+   name). */
+const char *results_predict_row(const json_t *machine);
+
 /* Add `findings` to a finished result (needs machine caches for knees). */
 void results_findings(const struct spec *s, json_t *result, const json_t *machine);
 

@@ -302,8 +302,14 @@ void spec_free(struct spec *s)
 		free(s->predict[i].machine);
 		free(s->predict[i].sw_text);
 		free(s->predict[i].why);
+		for (int f = 0; f < 3; f++)
+			if (s->predict[i].fx[f]) {
+				spec_expr_free(s->predict[i].fx[f]);
+				free(s->predict[i].fx[f]);
+			}
 	}
 	free(s->predict);
+	free_strs(s->uses, s->n_uses);
 	for (size_t i = 0; s->reference && i < s->n_reference; i++) {
 		free(s->reference[i].machine);
 		free_where(s->reference[i].where, s->reference[i].n_where);

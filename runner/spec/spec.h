@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "probe.h"
 #include "lib/suggest.h"
+#include "spec/spec_expr.h"
 
 /* Where a node was in the file (1-based), for messages. */
 struct spec_pos { int line, col; };
@@ -83,7 +84,12 @@ struct spec_predict {
 	char *why;			/* "" when not given */
 	struct spec_pos pos;		/* of the list item */
 	struct spec_pos value_pos;
+	/* Formulas (spec_expr.h): value, hardware, software, each NULL when
+	   not given or given as a plain quantity; a formula's number is
+	   computed at analysis (results/predict.c), so value/hw/sw stay NaN. */
+	struct spec_formula *fx[3];
 };
+enum { SPEC_FX_VALUE, SPEC_FX_HW, SPEC_FX_SW };
 
 struct spec_reference {
 	char *machine;			/* "*" or a hostname */
@@ -179,6 +185,9 @@ struct spec {
 	   the command line's --set; quick_pos is each key's position. */
 	char **quick; struct spec_pos *quick_pos; size_t n_quick;
 	struct spec_command command;	/* `command:` (the command probe) */
+	/* Experiments whose results the prediction formulas use (@name): run
+	   and analysed before this one when they are in the run (plan_order). */
+	char **uses; size_t n_uses;
 };
 
 /* Defaults (design §3). */

@@ -357,6 +357,50 @@ static int bind_command(struct bctx *b)
 		     bad);
 }
 
+/* A formula's names: a machine fact, a constant of the per-family table
+   (spec_expr_names) or one of the probe's parameters; anything else is an
+   error at its column, with the closest name as a hint. */
+static int bind_formula(struct bctx *b, const struct spec_formula *f, struct spec_pos pos,
+			const char *key)
+{
+	size_t nn, nc = 0;
+	const struct spec_expr_name *tab = spec_expr_names(&nn);
+
+	for (size_t k = 0; f && k < f->nn; k++) {
+		const struct spec_expr_node *n = &f->n[k];
+		struct spec_pos at = pos;
+
+		if (n->op != SPEC_X_NAME || spec_expr_name(n->name) || param_index(b, n->name) >= 0)
+			continue;
+		const char **cand = calloc(nn + b->n + 1, sizeof *cand);
+		if (!cand)
+			return bfail(b, nopos, "out of memory");
+		nc = 0;
+		for (size_t i = 0; i < nn; i++)
+			cand[nc++] = tab[i].name;
+		for (size_t i = 0; i < b->n; i++)
+			cand[nc++] = b->names[i];
+		const char *sug = suggest_word(n->name, cand, nc);
+		char hint[160] = "";
+		if (sug)
+			snprintf(hint, sizeof hint, " (did you mean '%s'?)", sug);
+		free(cand);
+		if (at.line > 0 && !strchr(f->text, '\n') && b->s->text) {
+			/* the scalar may be quoted: its first character is then the quote */
+			const char *line = b->s->text;
+			for (int l = 1; l < at.line && line; l++)
+				line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+			int q = line && at.col >= 1 && (size_t)(at.col - 1) < strlen(line) &&
+				(line[at.col - 1] == '"' || line[at.col - 1] == '\'');
+			at.col += (int)n->off + q;
+		}
+		return bfail(b, at, "predict.%s: unknown name '%s'%s: a formula's names are machine "
+			     "facts, the per-family constants (docs/spec-format.md) and this probe's "
+			     "parameters", key, n->name, hint);
+	}
+	return 0;
+}
+
 static int bind_rest(struct bctx *b)
 {
 	struct spec *s = b->s;
@@ -388,14 +432,21 @@ static int bind_rest(struct bctx *b)
 		struct spec_predict *pr = &s->predict[i];
 		if (bind_where(b, pr->where, pr->n_where, "predict.where") < 0)
 			return -1;
-		pr->hw = pr->sw = NAN;
-		if (pr->hw_text && units_parse_in(pr->hw_text, b->p->unit, &pr->hw, msg, sizeof(msg)) < 0)
+		pr->hw = pr->sw = pr->value = NAN;
+		if (bind_formula(b, pr->fx[SPEC_FX_HW], pr->hw_pos, "hardware") < 0 ||
+		    bind_formula(b, pr->fx[SPEC_FX_SW], pr->sw_pos, "software") < 0 ||
+		    bind_formula(b, pr->fx[SPEC_FX_VALUE], pr->value_pos, "value") < 0)
+			return -1;
+		if (pr->hw_text && !pr->fx[SPEC_FX_HW] &&
+		    units_parse_in(pr->hw_text, b->p->unit, &pr->hw, msg, sizeof(msg)) < 0)
 			return bfail(b, pr->hw_pos, "predict.hardware: %s", msg);
-		if (pr->sw_text && units_parse_in(pr->sw_text, b->p->unit, &pr->sw, msg, sizeof(msg)) < 0)
+		if (pr->sw_text && !pr->fx[SPEC_FX_SW] &&
+		    units_parse_in(pr->sw_text, b->p->unit, &pr->sw, msg, sizeof(msg)) < 0)
 			return bfail(b, pr->sw_pos, "predict.software: %s", msg);
 		if (!pr->value_text)
 			pr->value = pr->hw + pr->sw;	/* both given: the parser saw to it */
-		else if (units_parse_in(pr->value_text, b->p->unit, &pr->value, msg, sizeof(msg)) < 0)
+		else if (!pr->fx[SPEC_FX_VALUE] &&
+			 units_parse_in(pr->value_text, b->p->unit, &pr->value, msg, sizeof(msg)) < 0)
 			return bfail(b, pr->value_pos, "predict.value: %s", msg);
 	}
 	for (size_t i = 0; i < s->n_reference; i++) {

@@ -746,10 +746,65 @@ static int parse_where(struct spec_yaml_ctx *c, yaml_node_t *v, const char *path
 	return 0;
 }
 
+/* A prediction's value, hardware or software text: a plain quantity
+   ("1.2ns", bound to the probe's unit by spec_bind) or a formula
+   (spec_expr.h), parsed here so that a syntax error names its line and
+   column; the experiments it names with @ join s->uses. */
+static int predict_text(struct spec_yaml_ctx *c, struct spec *s, struct spec_predict *pr, int fx,
+			yaml_node_t *v, const char *key, char **dst, struct spec_pos *pos)
+{
+	char msg[256];
+	size_t off = 0;
+
+	if (v->type != YAML_SCALAR_NODE)
+		return spec_yaml_fail(c, spec_yaml_pos(c, v),
+				      "predict.%s: expected a value like 1.2ns or a formula like "
+				      "\"l1_cycles / core_hz\", got %s", key, WHAT(v));
+	if (!(*dst = strdup(spec_yaml_str(v))))
+		return oom(c);
+	*pos = spec_yaml_pos(c, v);
+	if (!spec_expr_is_formula(*dst))
+		return 0;
+	if (!(pr->fx[fx] = calloc(1, sizeof *pr->fx[fx])))
+		return oom(c);
+	if (spec_expr_parse(*dst, pr->fx[fx], &off, msg, sizeof msg) < 0) {
+		struct spec_pos at = *pos;
+		int quoted = v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+			     v->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+
+		free(pr->fx[fx]);
+		pr->fx[fx] = NULL;
+		/* a one-line scalar: the fault's column (escapes aside) */
+		if (at.line > 0 && !strchr(*dst, '\n'))
+			at.col += (int)off + quoted;
+		return spec_yaml_fail(c, at, "predict.%s: %s", key, msg);
+	}
+	for (size_t k = 0; k < pr->fx[fx]->nn; k++) {
+		const struct spec_expr_node *n = &pr->fx[fx]->n[k];
+		size_t u;
+		char **nu;
+
+		if (n->op != SPEC_X_REF)
+			continue;
+		for (u = 0; u < s->n_uses && strcmp(s->uses[u], n->name) != 0; u++)
+			;
+		if (u < s->n_uses)
+			continue;
+		if (!(nu = realloc(s->uses, (s->n_uses + 1) * sizeof *nu)))
+			return oom(c);
+		s->uses = nu;
+		if (!(s->uses[s->n_uses] = strdup(n->name)))
+			return oom(c);
+		s->n_uses++;
+	}
+	return 0;
+}
+
 static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, yaml_node_t *k)
 {
-	static const char *const keys[] = {"where", "value", "why", "hardware", "software", "machine"};
-	yaml_node_t *vals[6], *kn[6];
+	static const char *const keys[] = {"where", "value", "why", "hardware", "software", "machine",
+					   "hw", "sw"};
+	yaml_node_t *vals[8], *kn[8];
 	size_t n;
 
 	(void)k;
@@ -767,33 +822,33 @@ static int h_predict(struct spec_yaml_ctx *c, struct spec *s, yaml_node_t *v, ya
 		if (it->type != YAML_MAPPING_NODE)
 			return spec_yaml_fail(c, spec_yaml_pos(c, it),
 				       "predict: expected a mapping {where, value, why}, got %s", WHAT(it));
-		if (spec_yaml_fields(c, it, "predict", keys, 6, vals, kn) < 0)
+		if (spec_yaml_fields(c, it, "predict", keys, 8, vals, kn) < 0)
 			return -1;
 		if (vals[5] ? set_text(c, &pr->machine, vals[5], "predict.machine", 0) < 0
 			    : !(pr->machine = strdup("*")))
 			return vals[5] ? -1 : oom(c);
-		for (int h = 3; h < 5; h++) {
-			if (!vals[h])
-				continue;
-			if (vals[h]->type != YAML_SCALAR_NODE)
-				return spec_yaml_fail(c, spec_yaml_pos(c, vals[h]),
-					       "predict.%s: expected a value like 1.2ns, got %s", keys[h],
-					       WHAT(vals[h]));
-			if (!(*(h == 3 ? &pr->hw_text : &pr->sw_text) = strdup(spec_yaml_str(vals[h]))))
-				return oom(c);
-			*(h == 3 ? &pr->hw_pos : &pr->sw_pos) = spec_yaml_pos(c, vals[h]);
+		/* hw and sw: the short names of hardware and software */
+		for (int h = 6; h < 8; h++) {
+			if (vals[h] && vals[h - 3])
+				return spec_yaml_fail(c, spec_yaml_pos(c, kn[h]),
+						      "predict: '%s' and '%s' are one key: give one of them",
+						      keys[h], keys[h - 3]);
+			if (vals[h])
+				vals[h - 3] = vals[h];
 		}
+		for (int h = 3; h < 5; h++)
+			if (vals[h] && predict_text(c, s, pr, h == 3 ? SPEC_FX_HW : SPEC_FX_SW, vals[h],
+						    h == 3 ? "hardware" : "software",
+						    h == 3 ? &pr->hw_text : &pr->sw_text,
+						    h == 3 ? &pr->hw_pos : &pr->sw_pos) < 0)
+				return -1;
 		if (!vals[1] && !(vals[3] && vals[4]))
 			return spec_yaml_fail(c, spec_yaml_pos(c, it),
-					      "predict: missing required key 'value' (or both 'hardware' "
-					      "and 'software', which it is the sum of)");
-		if (vals[1] && vals[1]->type != YAML_SCALAR_NODE)
-			return spec_yaml_fail(c, spec_yaml_pos(c, vals[1]),
-				       "predict.value: expected a value like 1.2ns, got %s", WHAT(vals[1]));
-		if (vals[1] && !(pr->value_text = strdup(spec_yaml_str(vals[1]))))
-			return oom(c);
-		if (vals[1])
-			pr->value_pos = spec_yaml_pos(c, vals[1]);
+					      "predict: missing required key 'value' (or both 'hw' "
+					      "and 'sw', which it is the sum of)");
+		if (vals[1] && predict_text(c, s, pr, SPEC_FX_VALUE, vals[1], "value", &pr->value_text,
+					    &pr->value_pos) < 0)
+			return -1;
 		if (vals[2]) {
 			if (set_text(c, &pr->why, vals[2], "predict.why", 1) < 0)
 				return -1;

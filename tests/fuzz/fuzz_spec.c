@@ -173,6 +173,8 @@ static const char *const builtin[] = {
 	"probe: params\nsweep: zip\nparams:\n  size: [4KiB, 8KiB]\n  count: [1, 2]\n",
 	"probe: command\ncommand:\n  argv: [cat, \"{file}\"]\nparams:\n  n: [1, 2]\n",
 	"a: &x [1, *x]\nprobe: params\n",
+	"probe: params\npredict:\n  - hw: \"l1_cycles / core_hz * (size - 4KiB) / -(2 + 3GHz)\"\n"
+	"    sw: \"@tcp_rtt[target=remote, size=64] * 1.5 + 100ns\"\n    value: \"1GB/s\"\n",
 };
 
 static const char *const tokens[] = {
@@ -184,6 +186,8 @@ static const char *const tokens[] = {
 	"chart", "quick", "sweep", "zip", "cross", "outliers", "estimate", "subtract",
 	"command", "argv", "shell", "{n}", "{file}", "{{", "}}", "beside", "\xc3\xa9", "\xff",
 	"\x1b[31m", "\r", "---\n", "...\n",
+	"hw: ", "sw: ", "\"l1_cycles / core_hz\"", "@tcp_rtt[size=64]", " * ", " / ", "(", ")",
+	"3GHz", "core_hz", "syscall_cycles",
 };
 
 static const char *const ov_keys[] = {

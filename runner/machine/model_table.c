@@ -1,0 +1,163 @@
+/*
+ * model_table.c - the per-family constants of the prediction formulas
+ * (docs/spec-format.md, "The constants table"): one row per core family,
+ * keyed by CPUID vendor, family and model range, each naming its public
+ * sources; a generic row for a CPU the table does not know; and one column
+ * of Linux path lengths shared by every row.
+ *
+ * Cycles are core cycles; dram_ns is nanoseconds (it does not scale with
+ * the core clock).  The figures are the sources' typical load-to-use
+ * latencies and throughputs, rounded: a model's inputs, not a measurement.
+ */
+#include "machine/model_table.h"
+
+#include <string.h>
+
+#define I "GenuineIntel"
+#define A "AuthenticAMD"
+
+static const struct machine_model rows[] = {
+	{"Skylake-SP / Cascade Lake", I, 6, 0x55, 0x55,
+	 "7-cpu.com \"Intel Skylake X\"; Intel 64 and IA-32 Architectures Optimization Reference "
+	 "Manual, Skylake Server chapter (L2 14 cycles, mesh L3); Agner Fog, instruction tables "
+	 "(RDTSC, RDTSCP); LWN 741878 (KPTI costs)",
+	 4, 14, 70, 90, 9, 30, 250, 600, 25, 32, 1, 3, 16, 32},
+	{"Skylake (client)", I, 6, 0x4e, 0x5e,
+	 "7-cpu.com \"Intel Skylake\" (L1 4, L2 12, L3 42 cycles, RAM 42 cycles + 51 ns); Agner Fog, "
+	 "instruction tables; LWN 741878",
+	 4, 12, 42, 65, 9, 30, 250, 600, 25, 32, 1, 3, 12, 32},
+	{"Skylake (client)", I, 6, 0x8e, 0x9e,
+	 "7-cpu.com \"Intel Skylake\"; Agner Fog, instruction tables; LWN 741878",
+	 4, 12, 42, 65, 9, 30, 250, 600, 25, 32, 1, 3, 12, 32},
+	{"Ice Lake / Tiger Lake", I, 6, 0x7d, 0x7e,
+	 "Intel Optimization Reference Manual, Ice Lake Client chapter (L1d 48 KiB 5 cycles, L2 13); "
+	 "Chips and Cheese, \"Intel's Ice Lake and Tiger Lake\" (L3 and LPDDR4x latency); uops.info "
+	 "(RDTSC, RDTSCP)",
+	 5, 13, 40, 95, 7, 30, 250, 600, 25, 40, 1, 3, 32, 32},
+	{"Ice Lake / Tiger Lake", I, 6, 0x8c, 0x8d,
+	 "Intel Optimization Reference Manual, Ice Lake Client chapter; Chips and Cheese, Tiger Lake "
+	 "(L2 1.25 MiB 14 cycles, L3 ~45 cycles, LPDDR4x ~100 ns); uops.info",
+	 5, 14, 45, 100, 7, 30, 250, 600, 25, 40, 1, 3, 32, 32},
+	{"Ice Lake-SP", I, 6, 0x6a, 0x6c,
+	 "Intel Optimization Reference Manual, Ice Lake Server; Chips and Cheese, \"Ice Lake SP\" "
+	 "(mesh L3 ~80 cycles, DRAM ~100 ns); uops.info",
+	 5, 14, 80, 100, 7, 30, 250, 600, 25, 40, 1, 3, 32, 32},
+	{"Sapphire Rapids / Golden Cove", I, 6, 0x8f, 0x8f,
+	 "Intel Optimization Reference Manual, Golden Cove chapter (L1d 5 cycles, L2 2 MiB 16 cycles); "
+	 "Chips and Cheese, \"Sapphire Rapids\" (L3 ~33 ns, DRAM ~110 ns); uops.info",
+	 5, 16, 100, 110, 7, 30, 250, 600, 25, 42, 1, 3, 48, 32},
+	{"Alder/Raptor Lake (Golden/Raptor Cove)", I, 6, 0x97, 0x9a,
+	 "Intel Optimization Reference Manual, Golden Cove chapter; Chips and Cheese, \"Golden Cove's "
+	 "Lopsided Vector Register File\" and Alder Lake memory articles (L3 ~65 cycles, DDR5 ~90 ns)",
+	 5, 15, 65, 90, 7, 30, 250, 600, 25, 42, 1, 3, 48, 32},
+	{"Alder/Raptor Lake (Golden/Raptor Cove)", I, 6, 0xb7, 0xbf,
+	 "Intel Optimization Reference Manual, Golden Cove chapter; Chips and Cheese, Raptor Lake",
+	 5, 16, 70, 90, 7, 30, 250, 600, 25, 42, 1, 3, 48, 32},
+	{"Zen / Zen+", A, 0x17, 0x00, 0x2f,
+	 "AMD Software Optimization Guide for family 17h (L1 4 cycles, L2 17 (Zen+ 12), L3 ~40); "
+	 "7-cpu.com \"AMD Zen\" (RAM ~90 ns); Agner Fog, instruction tables (RDTSC 36, RDTSCP 64)",
+	 4, 17, 40, 90, 7, 30, 200, 500, 36, 64, 1, 3, 24, 16},
+	{"Zen 2", A, 0x17, 0x30, 0x7f,
+	 "AMD Software Optimization Guide for family 17h models 30h+ (L2 12 cycles, L3 ~39); Chips and "
+	 "Cheese, Zen 2 (DRAM ~85 ns); Agner Fog, instruction tables",
+	 4, 12, 39, 85, 7, 30, 200, 500, 36, 64, 1, 3, 32, 32},
+	{"Zen 2", A, 0x17, 0x90, 0xaf,
+	 "AMD Software Optimization Guide for family 17h models 30h+; Agner Fog, instruction tables",
+	 4, 12, 39, 85, 7, 30, 200, 500, 36, 64, 1, 3, 32, 32},
+	{"Zen 3", A, 0x19, 0x00, 0x0f,
+	 "AMD Software Optimization Guide for family 19h (L1 4, L2 12, L3 46 cycles); Chips and "
+	 "Cheese, \"AMD's Zen 3\" (DDR4 ~80 ns); Agner Fog, instruction tables",
+	 4, 12, 46, 80, 7, 30, 200, 500, 36, 64, 1, 3, 48, 32},
+	{"Zen 3", A, 0x19, 0x20, 0x5f,
+	 "AMD Software Optimization Guide for family 19h (L1 4, L2 12, L3 46 cycles); Chips and "
+	 "Cheese, \"AMD's Zen 3\" (DDR4 ~80 ns); Agner Fog, instruction tables",
+	 4, 12, 46, 80, 7, 30, 200, 500, 36, 64, 1, 3, 48, 32},
+	{"Zen 4", A, 0x19, 0x10, 0x1f,
+	 "AMD Software Optimization Guide for family 19h models 10h+ (L2 1 MiB 14 cycles, L3 ~50); "
+	 "Chips and Cheese, \"AMD's Zen 4\" (DDR5 ~75-110 ns); Agner Fog, instruction tables",
+	 4, 14, 50, 90, 7, 30, 200, 500, 36, 64, 1, 3, 48, 32},
+	{"Zen 4", A, 0x19, 0x60, 0xaf,
+	 "AMD Software Optimization Guide for family 19h models 10h+; Chips and Cheese, \"AMD's Zen 4\"",
+	 4, 14, 50, 90, 7, 30, 200, 500, 36, 64, 1, 3, 48, 32},
+	{"Zen 5", A, 0x1a, 0x00, 0x7f,
+	 "AMD Software Optimization Guide for family 1Ah (L1d 48 KiB 4 cycles, L2 14); Chips and "
+	 "Cheese, \"Zen 5's memory subsystem\" (L3 ~50 cycles, DDR5 ~85 ns)",
+	 4, 14, 50, 85, 7, 30, 200, 500, 36, 64, 1, 3, 64, 32},
+};
+
+static const struct machine_model generic = {
+	"generic x86-64 (not in the table)", "", 0, 0, 0,
+	"middle of the rows above: a CPU this table does not know",
+	4, 14, 45, 90, 8, 30, 250, 600, 30, 45, 1, 3, 24, 16,
+};
+
+static const struct machine_kernel kernel = {
+	"Linux path lengths for every family, rounded from lmbench's lat_ctx, lat_proc, lat_pagefault "
+	"and lat_tcp on current x86-64 kernels (McVoy and Staelin, lmbench; Brendan Gregg, Systems "
+	"Performance 2nd ed., ch. 6-10; Linux block/ and net/ipv4 source); NVMe figures from "
+	"vendors' queue-depth-1 data sheets",
+	2500, 500, 1500, 800, 90000, 20000, 30000, 600000, 1500, 600, 20000, 12000, 5e-6, 30,
+	80e-6, 2e9,
+};
+
+#undef I
+#undef A
+
+const struct machine_model *machine_model_find(const char *vendor, int family, int model)
+{
+	for (size_t i = 0; vendor && i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(rows[i].vendor, vendor) == 0 && rows[i].family == family &&
+		    model >= rows[i].model_lo && model <= rows[i].model_hi)
+			return &rows[i];
+	return &generic;
+}
+
+const struct machine_model *machine_model_rows(size_t *n, const struct machine_model **fallback)
+{
+	*n = sizeof rows / sizeof rows[0];
+	if (fallback)
+		*fallback = &generic;
+	return rows;
+}
+
+const struct machine_kernel *machine_model_kernel(void)
+{
+	return &kernel;
+}
+
+int machine_model_value(const struct machine_model *m, const char *name, int pti, double *v)
+{
+	const struct machine_kernel *k = &kernel;
+	static const struct { const char *n; size_t off; int kern; } cols[] = {
+#define M(n, f) {n, offsetof(struct machine_model, f), 0}
+#define K(n, f) {n, offsetof(struct machine_kernel, f), 1}
+		M("l1_cycles", l1), M("l2_cycles", l2), M("l3_cycles", l3),
+		M("stlb_hit_cycles", stlb), M("tlb_miss_cycles", tlb_miss),
+		M("rdtsc_cycles", rdtsc), M("rdtscp_cycles", rdtscp), M("branch_cycles", branch),
+		M("call_cycles", call), M("line_fills", fills),
+		M("copy_bytes_per_cycle", copy_bpc),
+		K("switch_cycles", sw), K("mm_switch_cycles", mm_sw), K("pipe_cycles", pipe),
+		K("futex_cycles", futex), K("fork_cycles", fork), K("thread_cycles", thread),
+		K("exit_cycles", exit), K("exec_cycles", exec), K("fault_cycles", fault),
+		K("pagecache_cycles", pagecache), K("block_io_cycles", block_io),
+		K("tcp_cycles", tcp), K("wakeup_latency", wakeup_s), K("stdio_cycles", stdio),
+#undef M
+#undef K
+	};
+
+	if (strcmp(name, "dram_latency") == 0) {
+		*v = m->dram_ns * 1e-9;
+		return 0;
+	}
+	if (strcmp(name, "syscall_cycles") == 0) {
+		*v = pti ? m->syscall_pti : m->syscall;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+		if (strcmp(cols[i].n, name) == 0) {
+			*v = *(const double *)((const char *)(cols[i].kern ? (const void *)k : (const void *)m) +
+					       cols[i].off);
+			return 0;
+		}
+	return -1;
+}

@@ -1,0 +1,50 @@
+/*
+ * model_table.h - the per-family constants the prediction formulas read
+ * (model_table.c; docs/spec-format.md, "The constants table").
+ */
+#ifndef SYSMETER_MODEL_TABLE_H
+#define SYSMETER_MODEL_TABLE_H
+
+#include <stddef.h>
+
+/* One core family: cycles unless said otherwise. */
+struct machine_model {
+	const char *name;		/* "Zen 3", "generic x86-64 (not in the table)" */
+	const char *vendor;		/* CPUID vendor string */
+	int family, model_lo, model_hi;
+	const char *source;		/* the public sources of the row */
+	double l1, l2, l3;		/* load-to-use of a hit */
+	double dram_ns;			/* DRAM load-to-use, ns */
+	double stlb, tlb_miss;		/* L2 TLB hit; a page walk hitting the caches */
+	double syscall, syscall_pti;	/* null system call entry + exit, without / with PTI */
+	double rdtsc, rdtscp;		/* back to back */
+	double branch, call;		/* a taken branch; a predicted call + return */
+	double fills;			/* line fills in flight per core (Little's law) */
+	double copy_bpc;		/* bytes per cycle of a cache-resident copy */
+};
+
+/* Linux's path lengths: one column for every family. */
+struct machine_kernel {
+	const char *source;
+	double sw, mm_sw, pipe, futex, fork, thread, exit, exec, fault, pagecache, block_io, tcp;
+	double wakeup_s;		/* seconds */
+	double stdio;
+	double disk_latency_s;		/* NVMe 4 KiB random read at QD1, seconds (no disk fact given) */
+	double disk_bandwidth;		/* NVMe sequential read, bytes/s (no disk fact given) */
+};
+
+/* The row of a CPU (vendor "GenuineIntel"/"AuthenticAMD", CPUID family and
+   model), else the generic row (never NULL). */
+const struct machine_model *machine_model_find(const char *vendor, int family, int model);
+
+/* Every row (the generic one in *fallback), for docs and tests. */
+const struct machine_model *machine_model_rows(size_t *n, const struct machine_model **fallback);
+
+const struct machine_kernel *machine_model_kernel(void);
+
+/* A constant by its formula name (spec_expr.h's "table" names): 0 with *v
+   in base units (dram_latency, wakeup_latency in seconds), -1 when name is
+   not a table constant.  pti picks syscall_cycles' column. */
+int machine_model_value(const struct machine_model *m, const char *name, int pti, double *v);
+
+#endif

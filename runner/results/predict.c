@@ -1,0 +1,510 @@
+/*
+ * predict.c - predictions as models (docs/methodology.md, "Predictions"):
+ * each point's `prediction.formula` (hardware, software, value; recorded by
+ * results_point from the spec's predict: entry) evaluated over the
+ * manifest's machine facts, the per-family constants table
+ * (machine/model_table.c), the point's own parameters and the other
+ * experiments' results of the same run.  It reads JSON only, so a run and
+ * `runner report` evaluate the same way.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine/machine.h"
+#include "results/results.h"
+#include "spec/spec.h"
+#include "lib/jsonutil.h"
+#include "lib/units.h"
+
+struct pctx {
+	const json_t *machine, *by_name, *point, *probe;
+	const struct machine_model *row;
+	int pti;
+	json_t *sources;		/* [{name, value, source}] */
+};
+
+/* How many of the probe's unit make one base unit (s, B/s, B); *q the
+   base unit's kind. */
+static double unit_factor(const char *unit, enum spec_qty *q)
+{
+	char e[128];
+	double f;
+
+	*q = SPEC_Q_NUM;
+	if (!unit)
+		return 1;
+	if (units_is_time(unit, NULL) && units_parse_in("1s", unit, &f, e, sizeof e) == 0) {
+		*q = SPEC_Q_SECONDS;
+		return f;
+	}
+	if (units_parse_in("1B/s", unit, &f, e, sizeof e) == 0) {
+		*q = SPEC_Q_RATE;
+		return f;
+	}
+	if (units_parse_in("1B", unit, &f, e, sizeof e) == 0) {
+		*q = SPEC_Q_BYTES;
+		return f;
+	}
+	return 1;
+}
+
+static void source(struct pctx *c, const char *name, double v, enum spec_qty q, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void source(struct pctx *c, const char *name, double v, enum spec_qty q, const char *fmt, ...)
+{
+	char text[512], val[64];
+	va_list ap;
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(c->sources, i, s)
+		if (strcmp(jsonutil_str(s, "name") ?: "", name) == 0)
+			return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	spec_expr_format(v, q, val, sizeof val);
+	jsonutil_append(c->sources, json_pack("{s:s,s:s,s:o}", "name", name, "value", val, "source",
+					      jsonutil_text(text)));
+}
+
+/* A number at machine.NAME: a number, or an object with `value` (a fact
+   given with --machine FILE may carry its source). */
+static int fact(const json_t *m, const char *name, double *v)
+{
+	const json_t *j = json_object_get(m, name);
+
+	if (json_is_object(j))
+		j = json_object_get(j, "value");
+	if (!json_is_number(j))
+		return -1;
+	*v = json_number_value(j);
+	return 0;
+}
+
+static int cache_size(const json_t *m, int level, double *v, double *line)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, "caches"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		if (t && strcmp(t, "Instruction") == 0)
+			continue;
+		if (json_integer_value(json_object_get(c, "level")) != level ||
+		    !json_is_number(json_object_get(c, "size_bytes")))
+			continue;
+		*v = json_number_value(json_object_get(c, "size_bytes"));
+		if (line && json_is_number(json_object_get(c, "line_bytes")))
+			*line = json_number_value(json_object_get(c, "line_bytes"));
+		return 0;
+	}
+	return -1;
+}
+
+static int table(struct pctx *c, const char *name, double *v, enum spec_qty q)
+{
+	if (machine_model_value(c->row, name, c->pti, v) < 0)
+		return -1;
+	if (strstr(name, "cycles") && strcmp(name, "copy_bytes_per_cycle") != 0 &&
+	    (!strncmp(name, "switch", 6) || !strncmp(name, "mm_", 3) || !strncmp(name, "pipe", 4) ||
+	     !strncmp(name, "futex", 5) || !strncmp(name, "fork", 4) || !strncmp(name, "thread", 6) ||
+	     !strncmp(name, "exit", 4) || !strncmp(name, "exec", 4) || !strncmp(name, "fault", 5) ||
+	     !strncmp(name, "pagecache", 9) || !strncmp(name, "block", 5) || !strncmp(name, "tcp", 3) ||
+	     !strncmp(name, "stdio", 5)))
+		source(c, name, *v, q, "table: Linux path lengths (every family)");
+	else if (!strcmp(name, "wakeup_latency"))
+		source(c, name, *v, q, "table: Linux path lengths (every family)");
+	else if (!strcmp(name, "syscall_cycles"))
+		source(c, name, *v, q, "table: %s, %s", c->row->name, c->pti ? "with PTI" : "without PTI");
+	else
+		source(c, name, *v, q, "table: %s", c->row->name);
+	return 0;
+}
+
+static int machine_name(struct pctx *c, const char *name, double *v, enum spec_qty q, char *missing,
+			size_t mlen)
+{
+	const json_t *m = c->machine, *cc = json_object_get(m, "core_clock");
+	const struct machine_kernel *k = machine_model_kernel();
+	double line = 64, x;
+
+	if (!strcmp(name, "core_hz")) {
+		if (json_is_true(json_object_get(cc, "holds")) && fact(cc, "hz", v) == 0) {
+			source(c, name, *v, q, "measured core clock (machine.core_clock)");
+			return 0;
+		}
+		if (fact(m, "tsc_hz", v) == 0) {
+			source(c, name, *v, q, "the TSC frequency: the core clock %s",
+			       json_is_object(cc) ? "did not hold" : "was not measured");
+			return 0;
+		}
+		snprintf(missing, mlen, "core_hz (neither machine.core_clock nor machine.tsc_hz)");
+		return -1;
+	}
+	if (!strcmp(name, "tsc_hz") || !strcmp(name, "cpus") || !strcmp(name, "memory_size")) {
+		const char *key = !strcmp(name, "cpus") ? "cpus_online" :
+				  !strcmp(name, "memory_size") ? "memory_bytes" : name;
+		if (fact(m, key, v) == 0) {
+			source(c, name, *v, q, "machine.%s", key);
+			return 0;
+		}
+		snprintf(missing, mlen, "%s (machine.%s)", name, key);
+		return -1;
+	}
+	if (!strcmp(name, "l1d_size") || !strcmp(name, "l2_size") || !strcmp(name, "l3_size")) {
+		if (cache_size(m, name[1] - '0', v, NULL) == 0) {
+			source(c, name, *v, q, "machine.caches (level %c)", name[1]);
+			return 0;
+		}
+		snprintf(missing, mlen, "%s (machine.caches has no level %c)", name, name[1]);
+		return -1;
+	}
+	if (!strcmp(name, "llc_size")) {
+		if (fact(json_object_get(m, "llc"), "size_bytes", v) == 0) {
+			source(c, name, *v, q, "machine.llc");
+			return 0;
+		}
+		snprintf(missing, mlen, "llc_size (machine.llc)");
+		return -1;
+	}
+	if (!strcmp(name, "line_size")) {
+		*v = cache_size(m, 1, &x, &line) == 0 ? line : 64;
+		source(c, name, *v, q, "%s", cache_size(m, 1, &x, NULL) == 0 ? "machine.caches (level 1)"
+									 : "64 bytes (x86-64)");
+		return 0;
+	}
+	if (!strcmp(name, "page_size")) {
+		if (fact(m, "page_size", v) == 0) {
+			source(c, name, *v, q, "machine.page_size");
+		} else {
+			*v = 4096;
+			source(c, name, *v, q, "4 KiB (the x86-64 base page)");
+		}
+		return 0;
+	}
+	if (!strcmp(name, "pti")) {
+		*v = c->pti;
+		source(c, name, *v, q, "machine.pti");
+		return 0;
+	}
+	if (!strcmp(name, "busy_cpus")) {
+		const json_t *pp = json_object_get(c->point, "params");
+		const json_t *t = json_object_get(pp, "threads") ?: json_object_get(pp, "readers");
+		double n = json_is_number(t) ? json_number_value(t) : 1, cpus;
+
+		if (fact(m, "cpus_online", &cpus) < 0) {
+			snprintf(missing, mlen, "busy_cpus (machine.cpus_online)");
+			return -1;
+		}
+		*v = n < cpus ? n : cpus;
+		source(c, name, *v, q, "min(%s %.0f, machine.cpus_online %.0f)",
+		       json_object_get(pp, "threads") ? "threads" : json_object_get(pp, "readers") ? "readers"
+												    : "one worker", n, cpus);
+		return 0;
+	}
+	if (!strcmp(name, "ws_latency") || !strcmp(name, "ws_tlb")) {
+		const json_t *sz = json_object_get(json_object_get(c->point, "params"), "size");
+		double size, hz, pages, page = 4096;
+		char miss[128];
+
+		if (!json_is_number(sz)) {
+			snprintf(missing, mlen, "%s (this point has no size parameter)", name);
+			return -1;
+		}
+		size = json_number_value(sz);
+		if (machine_name(c, "core_hz", &hz, SPEC_Q_HZ, miss, sizeof miss) < 0) {
+			snprintf(missing, mlen, "%s", miss);
+			return -1;
+		}
+		if (!strcmp(name, "ws_tlb")) {
+			fact(m, "page_size", &page);
+			pages = size / page;
+			*v = pages <= 64 ? 0 : pages <= 1536 ? c->row->stlb / hz : c->row->tlb_miss / hz;
+			source(c, name, *v, q, "%.0f pages: %s (table: %s)", pages, pages <= 64 ? "the L1 TLB holds them"
+			       : pages <= 1536 ? "stlb_hit_cycles" : "tlb_miss_cycles", c->row->name);
+			return 0;
+		}
+		for (int l = 1; l <= 3; l++) {
+			double cs;
+			if (cache_size(m, l, &cs, NULL) == 0 && size <= cs) {
+				*v = (l == 1 ? c->row->l1 : l == 2 ? c->row->l2 : c->row->l3) / hz;
+				source(c, name, *v, q, "fits L%d (machine.caches): l%d_cycles (table: %s) / core_hz", l, l,
+				       c->row->name);
+				return 0;
+			}
+		}
+		*v = c->row->dram_ns * 1e-9;
+		source(c, name, *v, q, "larger than the caches: dram_latency (table: %s)", c->row->name);
+		return 0;
+	}
+	if (!strcmp(name, "mem_bandwidth")) {
+		if (fact(m, "memory_bus_bandwidth", v) == 0) {
+			source(c, name, *v, q, "given: machine.memory_bus_bandwidth");
+			return 0;
+		}
+		cache_size(m, 1, &x, &line);
+		*v = c->row->fills * line / (c->row->dram_ns * 1e-9);
+		source(c, name, *v, q, "table: %s, one core by Little's law (%.0f fills x %.0f B / %.0f ns); "
+		       "give memory_bus_bandwidth with --machine FILE", c->row->name, c->row->fills, line,
+		       c->row->dram_ns);
+		return 0;
+	}
+	if (!strcmp(name, "disk_latency")) {
+		if (fact(m, "disk_rand_read_iops", &x) == 0 && x > 0) {
+			*v = 1 / x;
+			source(c, name, *v, q, "given: 1 / machine.disk_rand_read_iops");
+		} else {
+			*v = k->disk_latency_s;
+			source(c, name, *v, q, "table: an NVMe 4 KiB random read; give disk_rand_read_iops "
+			       "with --machine FILE");
+		}
+		return 0;
+	}
+	if (!strcmp(name, "disk_bandwidth")) {
+		if (fact(m, "disk_seq_read", v) == 0) {
+			source(c, name, *v, q, "given: machine.disk_seq_read");
+		} else {
+			*v = k->disk_bandwidth;
+			source(c, name, *v, q, "table: an NVMe sequential read; give disk_seq_read with "
+			       "--machine FILE");
+		}
+		return 0;
+	}
+	/* the facts only a user gives */
+	if (fact(m, name, v) == 0) {
+		source(c, name, *v, q, "given: machine.%s", name);
+		return 0;
+	}
+	snprintf(missing, mlen, "%s (give it with --machine FILE)", name);
+	return -1;
+}
+
+/* A selector value against a point's parameter: as text, else as numbers
+   (64 against 64, 4KiB against 4096). */
+static int param_is(const json_t *pt, const char *name, const char *text)
+{
+	const char *t = jsonutil_str(json_object_get(pt, "params_text"), name);
+	const json_t *v = json_object_get(json_object_get(pt, "params"), name);
+	char e[128];
+	double x;
+
+	if (t && strcmp(t, text) == 0)
+		return 1;
+	if (!json_is_number(v))
+		return 0;
+	if (units_parse(text, UNIT_SIZE, &x, e, sizeof e) < 0 &&
+	    units_parse(text, UNIT_NUMBER, &x, e, sizeof e) < 0)
+		return 0;
+	return fabs(json_number_value(v) - x) <= 1e-9 * fmax(1, fabs(x));
+}
+
+static int ref(struct pctx *c, const struct spec_expr_node *n, double *v, enum spec_qty *q,
+	       char *missing, size_t mlen)
+{
+	const json_t *res = json_object_get(c->by_name, n->name), *pt, *best = NULL;
+	const json_t *probe = json_object_get(res, "probe");
+	const char *unit = jsonutil_str((json_t *)probe, "unit");
+	int bigger = json_is_true(json_object_get(probe, "bigger_is_better"));
+	size_t i;
+
+	if (!res) {
+		snprintf(missing, mlen, "@%s (experiment '%s' is not in this run)", n->name, n->name);
+		return -1;
+	}
+	json_array_foreach(json_object_get(res, "points"), i, pt) {
+		const char *st = jsonutil_str((json_t *)pt, "status") ?: "";
+		const char *key;
+		json_t *mine;
+		int ok = 1;
+
+		if ((strcmp(st, "ok") && strcmp(st, "partial")) || !json_is_number(json_object_get(pt, "estimate")))
+			continue;
+		for (size_t s = 0; s < n->n_sel && ok; s++)
+			ok = param_is(pt, n->sel_param[s], n->sel_text[s]);
+		/* the parameters both have, not fixed by [...], agree with ours */
+		json_object_foreach(json_object_get(c->point, "params"), key, mine) {
+			const json_t *theirs = json_object_get(json_object_get(pt, "params"), key);
+			int fixed = 0;
+			for (size_t s = 0; s < n->n_sel; s++)
+				fixed |= strcmp(n->sel_param[s], key) == 0;
+			if (ok && theirs && !fixed && !json_equal(mine, (json_t *)theirs))
+				ok = 0;
+		}
+		if (!ok)
+			continue;
+		double e = json_number_value(json_object_get(pt, "estimate"));
+		if (!best || (bigger ? e > json_number_value(json_object_get(best, "estimate"))
+				     : e < json_number_value(json_object_get(best, "estimate"))))
+			best = pt;
+	}
+	char label[256] = "";
+	if (!best) {
+		snprintf(missing, mlen, "@%s (no measured point of '%s' fits this one)", n->name, n->name);
+		return -1;
+	}
+	{
+		const char *key;
+		json_t *t;
+		size_t used = 0;
+		json_object_foreach(json_object_get(best, "params_text"), key, t)
+			if (used < sizeof label)
+				used += (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s",
+							 used ? ", " : "", key, json_string_value(t) ?: "?");
+	}
+	double f = unit_factor(unit, q);
+	*v = json_number_value(json_object_get(best, "estimate")) / f;
+	char nm[256];
+	snprintf(nm, sizeof nm, "@%s", n->name);
+	source(c, nm, *v, *q, "measured: %s (%s)", n->name, label);
+	return 0;
+}
+
+static int lookup(void *ctx, const struct spec_expr_node *n, double *v, enum spec_qty *q, char *missing,
+		  size_t mlen)
+{
+	struct pctx *c = ctx;
+	const struct spec_expr_name *known;
+	const json_t *pp, *par;
+	size_t i;
+
+	if (n->op == SPEC_X_REF)
+		return ref(c, n, v, q, missing, mlen);
+	/* the point's own parameters first: a probe's `size` is this point's */
+	par = json_object_get(json_object_get(c->point, "params"), n->name);
+	if (par) {
+		const char *type = NULL;
+		json_array_foreach(json_object_get(c->probe, "params"), i, pp)
+			if (!strcmp(jsonutil_str((json_t *)pp, "name") ?: "", n->name))
+				type = jsonutil_str((json_t *)pp, "type");
+		if (!json_is_number(par) && !json_is_boolean(par)) {
+			snprintf(missing, mlen, "%s (this point's '%s' is not a number)", n->name, n->name);
+			return -1;
+		}
+		*v = json_is_boolean(par) ? json_is_true(par) : json_number_value(par);
+		*q = type && !strcmp(type, "size") ? SPEC_Q_BYTES : type && !strcmp(type, "time") ? SPEC_Q_SECONDS
+											: SPEC_Q_NUM;
+		source(c, n->name, *v, *q, "this point's parameter");
+		return 0;
+	}
+	known = spec_expr_name(n->name);
+	if (!known) {
+		snprintf(missing, mlen, "%s (no such name or parameter)", n->name);
+		return -1;
+	}
+	*q = known->qty;
+	if (!strcmp(known->group, "table"))
+		return table(c, n->name, v, *q) == 0 ? 0
+			: (snprintf(missing, mlen, "%s (not in the table)", n->name), -1);
+	return machine_name(c, n->name, v, *q, missing, mlen);
+}
+
+static const char *parts[3] = {"value", "hardware", "software"};
+
+static void flag_far(json_t *pt, double est, double pv, const char *unit)
+{
+	json_t *san = json_object_get(pt, "sanity"), *f;
+	size_t i;
+
+	if (!json_is_array(san))
+		return;
+	for (i = json_array_size(san); i-- > 0;) {
+		f = json_array_get(san, i);
+		if (!strcmp(jsonutil_str(f, "flag") ?: "", "far_from_prediction"))
+			json_array_remove(san, i);
+	}
+	if (isfinite(est) && pv > 0 && (est / pv > 10 || est / pv < 0.1)) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "measured %.4g %s is %.3gx the prediction %.4g %s", est, unit,
+			 est / pv, pv, unit);
+		jsonutil_append(san, json_pack("{s:s,s:s}", "flag", "far_from_prediction", "message", msg));
+	}
+}
+
+static void predict_point(const json_t *result, json_t *pt, const json_t *machine, const json_t *by_name)
+{
+	json_t *pred = json_object_get(pt, "prediction"), *fx = json_object_get(pred, "formula");
+	const json_t *probe = json_object_get(result, "probe"), *cpu = json_object_get(machine, "cpu");
+	const char *unit = jsonutil_str((json_t *)probe, "unit");
+	struct pctx c = {machine, by_name, pt, probe, NULL, 0, json_array()};
+	double val[3], f;
+	enum spec_qty q;
+	char missing[512] = "";
+	json_t *filled = json_object();
+
+	if (!json_is_object(pred) || !json_is_object(fx)) {
+		json_decref(c.sources);
+		json_decref(filled);
+		return;
+	}
+	c.row = machine_model_find(jsonutil_str((json_t *)cpu, "vendor"),
+				   (int)json_integer_value(json_object_get(cpu, "family")),
+				   (int)json_integer_value(json_object_get(cpu, "model")));
+	c.pti = !strcmp(jsonutil_str(json_object_get(machine, "pti"), "state") ?: "", "on");
+	f = unit_factor(unit, &q);
+	for (int k = 0; k < 3; k++) {
+		const char *text = jsonutil_str(fx, parts[k]);
+		struct spec_formula form;
+		char err[256], fill[1024], res[64];
+		size_t off;
+
+		val[k] = jsonutil_num(pred, parts[k]);
+		if (!text) {
+			json_object_set_new(filled, parts[k], json_null());
+			continue;
+		}
+		val[k] = NAN;
+		if (spec_expr_parse(text, &form, &off, err, sizeof err) < 0) {
+			if (!missing[0])
+				snprintf(missing, sizeof missing, "%s: column %zu: %s", parts[k], off + 1, err);
+			json_object_set_new(filled, parts[k], json_null());
+			continue;
+		}
+		char miss[256];
+		if (spec_expr_eval(&form, lookup, &c, &val[k], fill, sizeof fill, miss, sizeof miss) < 0) {
+			if (!missing[0])
+				snprintf(missing, sizeof missing, "%s", miss);
+			val[k] = NAN;
+			json_object_set_new(filled, parts[k], json_null());
+		} else {
+			val[k] *= f;
+			units_format_number(val[k], res, sizeof res - 20);
+			snprintf(res + strlen(res), 20, " %s", unit ? unit : "");
+			json_object_set_new(filled, parts[k], json_pack("s++", fill, " = ", res));
+		}
+		spec_expr_free(&form);
+	}
+	if (!jsonutil_str(fx, "value") && !isfinite(val[0]))
+		val[0] = val[1] + val[2];
+	double est = jsonutil_num(pt, "estimate");
+	json_object_set_new(pred, "value", results_num(missing[0] ? NAN : val[0]));
+	json_object_set_new(pred, "hardware", results_num(val[1]));
+	json_object_set_new(pred, "software", results_num(val[2]));
+	json_object_set_new(pred, "filled", filled);
+	json_object_set_new(pred, "sources", c.sources);
+	json_object_set_new(pred, "table_row", json_string(c.row->name));
+	json_object_set_new(pred, "missing", missing[0] ? jsonutil_text(missing) : json_null());
+	json_object_set_new(pred, "ratio", results_num(!missing[0] && val[0] != 0 ? est / val[0] : NAN));
+	flag_far(pt, missing[0] ? NAN : est, missing[0] ? NAN : val[0], unit ? unit : "");
+}
+
+void results_predict(json_t *result, const json_t *machine, const json_t *by_name)
+{
+	json_t *pt;
+	size_t i;
+
+	json_array_foreach(json_object_get(result, "points"), i, pt)
+		predict_point(result, pt, machine, by_name);
+}
+
+const char *results_predict_row(const json_t *machine)
+{
+	const json_t *cpu = json_object_get(machine, "cpu");
+
+	return machine_model_find(jsonutil_str((json_t *)cpu, "vendor"),
+				  (int)json_integer_value(json_object_get(cpu, "family")),
+				  (int)json_integer_value(json_object_get(cpu, "model")))->name;
+}
