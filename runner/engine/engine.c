@@ -75,7 +75,26 @@ struct run {
 	struct canary canary;		/* the drift check */
 	int passes;			/* passes of rounds begun */
 	int lock;			/* the run folder's lock (results_lock_run), or -1 */
+	struct machine_facts facts;	/* --machine FILE; facts.values NULL: none */
 };
+
+/* The copy of --machine FILE in the run folder (rerun gives it again). */
+#define FACTS_COPY "machine-facts.yaml"
+
+/* --machine FILE read and checked before anything is written: EXIT_OK, or
+   EXIT_USAGE (said). */
+static int load_facts(const char *file, struct machine_facts *f)
+{
+	char err[4600];
+
+	if (!file)
+		return EXIT_OK;
+	if (machine_facts_load(file, NULL, f, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
 
 static void stop_on_write_error(const char *err)
 {
@@ -184,6 +203,14 @@ static void new_manifest(struct run *r)
 		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
 	r->tsc_hz = machine_calibrate_tsc();
 	r->machine = machine_describe(r->tsc_hz);
+	if (r->facts.values) {
+		char path[4200], err[4600];
+
+		snprintf(path, sizeof path, "%s/" FACTS_COPY, r->dir);
+		if (results_write_file(path, r->facts.text, r->facts.len, err, sizeof err) < 0)
+			stop_on_write_error(err);
+		machine_facts_apply(r->machine, &r->facts, FACTS_COPY);
+	}
 	struct results_run rr = {
 		.run_id = r->run_id, .seed = r->seed, .argc = o->argc, .argv = (char **)o->argv,
 		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
@@ -725,6 +752,8 @@ int engine_run(const struct engine_request *rq)
 	r.seed = rq->seed;
 	if (!rq->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
 		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (!rq->dir && (rc = load_facts(rq->opt.machine_file, &r.facts)) != EXIT_OK)
+		goto out;
 	if (interrupted) {
 		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
 		rc = EXIT_INTERRUPTED;
@@ -747,17 +776,28 @@ out:
 	json_decref(r.machine);
 	free(r.order);
 	experiments_free(r.e, r.n);
+	machine_facts_free(&r.facts);
 	return rc;
 }
 
 int engine_check(const struct engine_request *rq)
 {
 	struct experiment *e;
+	struct machine_facts facts = {0};
 	size_t n, *order;
 	int rc = experiments_prepare(rq, 1, &e, &n, &order);
 
 	if (rc != EXIT_OK)
 		return rc;
+	if ((rc = load_facts(rq->opt.machine_file, &facts)) != EXIT_OK) {
+		free(order);
+		experiments_free(e, n);
+		return rc;
+	}
+	if (facts.values)
+		printf("%s: ok (machine facts: %zu key%s)\n", facts.file,
+		       json_array_size(facts.keys), json_array_size(facts.keys) == 1 ? "" : "s");
+	machine_facts_free(&facts);
 	for (size_t i = 0; i < n; i++)
 		printf("%s: ok (%s, probe '%s', %zu point%s)\n", e[i].spec.file, e[i].spec.name,
 		       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");
