@@ -631,6 +631,28 @@ static void run_all(struct run *r)
 	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The peer's machine (--peer): asked of the peer (serve INFO), recorded in
+   the manifest's "peer"; a peer that cannot say is recorded with why. */
+static void peer_machine(struct run *r)
+{
+	const char *addr = serve_peer_addr(&r->srv.peer);
+	char err[1024] = "";
+	json_t *pm = NULL;
+
+	if (!r->o->peer || interrupted)
+		return;
+	if (!addr)
+		snprintf(err, sizeof err, "no peer");
+	else if (addr[0] == '!')
+		snprintf(err, sizeof err, "%s", addr + 1);
+	else if (serve_peer_machine(addr, r->srv.token, 10, &pm, err, sizeof err) < 0 &&
+		 r->o->verbose)
+		fprintf(stderr, "runner: %s\n", err);
+	results_manifest_set_peer(r->manifest, r->o->peer, addr && addr[0] != '!' ? addr : NULL,
+				  pm, err);
+	json_decref(pm);
+}
+
 /* The servers the probes talk to (--peer, --nfs), the run, and the servers
    stopped and removed again.  Ctrl-C / SIGTERM stop the running point
    (exec kills its process group) or a server's start, keep everything
@@ -648,6 +670,7 @@ static void run_with_servers(struct run *r)
 	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->srv.nfs),
 				 serve_nfs_label(r->srv.nfs), serve_nfs_local_dir(r->srv.nfs),
 				 serve_nfs_error(r->srv.nfs));
+	peer_machine(r);
 	write_manifest(r);
 	run_all(r);
 	serve_servers_down(&r->srv);

@@ -544,3 +544,70 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 		machine_row(rows, "NFS server", nfs_text(nfs));
 	return rows;
 }
+
+/* One fact of the peer table as text: a machine object's (m) or the
+   peer's compact one (peer: core_clock_hz, no core_clock). */
+static json_t *peer_fact(json_t *m, int i, int is_peer)
+{
+	json_t *cpu = json_object_get(m, "cpu");
+	double hz = is_peer ? jsonutil_num(m, "core_clock_hz")
+			    : jsonutil_num(json_object_get(m, "core_clock"), "hz");
+
+	switch (i) {
+	case 0: return report_view_any(json_object_get(m, "hostname"));
+	case 1: return report_view_any(json_object_get(m, "cpu_model"));
+	case 2:
+		if (!isfinite(jsonutil_num(cpu, "family")))
+			return report_view_str("n/a");
+		return report_view_strf("%s family %.0f, model %.0f (%s)",
+					jsonutil_str(cpu, "vendor") ? jsonutil_str(cpu, "vendor") : "?",
+					jsonutil_num(cpu, "family"), jsonutil_num(cpu, "model"),
+					jsonutil_str(cpu, "microarchitecture") ?
+					jsonutil_str(cpu, "microarchitecture") : "n/a");
+	case 3: return report_view_any(json_object_get(m, "cpus_online"));
+	case 4: return isfinite(hz) && hz > 0 ? report_view_strf("%.3g GHz", hz / 1e9)
+					      : report_view_str("n/a");
+	case 5: return isfinite(jsonutil_num(m, "memory_bytes")) ?
+		       report_view_size(jsonutil_num(m, "memory_bytes")) : report_view_str("n/a");
+	default: return report_view_any(json_object_get(m, "kernel"));
+	}
+}
+
+json_t *report_run_peer(json_t *man)
+{
+	static const char *const labels[] = {"Host", "CPU", "CPU family, model", "CPUs online",
+					     "Core clock", "Memory", "Kernel"};
+	static const char *const keys[] = {"hostname", "cpu_model", "cpu", "cpus_online",
+					   "core_clock", "memory_bytes", "kernel"};
+	json_t *peer = json_object_get(man, "peer"), *pm = json_object_get(peer, "machine");
+	json_t *m = json_object_get(man, "machine"), *v = json_object(), *rows = json_array();
+	const char *addr = jsonutil_str(peer, "address"), *why = jsonutil_str(peer, "why_not");
+
+	if (!json_is_object(peer)) {
+		json_decref(v);
+		json_decref(rows);
+		return json_null();
+	}
+	report_view_put(v, "address", report_view_line(addr ? addr : "n/a"));
+	report_view_put(v, "why_not", json_is_object(pm) ? json_null() :
+			report_view_line(why ? why : "the peer did not say"));
+	for (size_t i = 0; json_is_object(pm) && i < sizeof labels / sizeof labels[0]; i++) {
+		json_t *r = json_object();
+
+		report_view_put(r, "label", report_view_str(labels[i]));
+		json_t *local = peer_fact(m, (int)i, 0);
+
+		if (given(m, keys[i]) && json_is_string(local)) {
+			json_t *g = report_view_strf("%s (given)", json_string_value(local));
+
+			json_decref(local);
+			local = g;
+		}
+		report_view_put(r, "local", local);
+		report_view_put(r, "peer", peer_fact(pm, (int)i, 1));
+		jsonutil_append(rows, r);
+	}
+	report_view_put(v, "has_rows", json_boolean(json_array_size(rows) > 0));
+	report_view_put(v, "rows", rows);
+	return v;
+}
