@@ -251,6 +251,7 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 #define OPT_SEED CLI_CALL("seed", 0, cli_opt_seed, "N", "the run's seed (default: random, recorded)")
 #define OPT_PEER CLI_TEXT("peer", 0, peer, "HOST:PORT|netns", "the runner serve peer of the network probes")
 #define OPT_NFS CLI_TEXT("nfs", 0, nfs, "netns|nfs://HOST/EXPORT", "the NFS server of the NFS probes")
+#define OPT_MACHINE CLI_TEXT("machine", 0, machine, "FILE", "machine facts given in a YAML file (docs/results-format.md)")
 #define OPT_TOKEN CLI_TEXT("token", 0, token, "FILE", "the peer's shared secret")
 #define OPT_TITLE CLI_TEXT("title", 0, title, "TEXT", "the report's title")
 #define OPT_AUTHOR CLI_TEXT("author", 0, author, "TEXT", "the report's author(s)")
@@ -263,11 +264,11 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 
 static const struct cli_option run_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK,
-	OPT_SEED, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_TITLE, OPT_AUTHOR, OPT_COURSE,
+	OPT_SEED, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_MACHINE, OPT_TITLE, OPT_AUTHOR, OPT_COURSE,
 	OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option check_options[] = {
-	OPT_PROBE_DIR, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_QUIET, OPT_VERBOSE, CLI_END,
+	OPT_PROBE_DIR, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_MACHINE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option probe_options[] = {	/* list, probe-help */
 	OPT_PROBE_DIR, CLI_END,
@@ -278,7 +279,7 @@ static const struct cli_option report_options[] = {
 };
 static const struct cli_option rerun_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS,
-	OPT_TOKEN, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE,
+	OPT_TOKEN, OPT_MACHINE, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE,
 	CLI_END,
 };
 static const struct cli_option resume_options[] = {

@@ -222,7 +222,7 @@ void cli_engine_options(const struct cli_opts *o, struct engine_options *eo)
 		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters,
 		.n_filters = o->n_filters, .quick = o->quick, .no_report = o->no_report,
 		.quiet = o->quiet, .verbose = o->verbose, .peer = o->peer, .nfs = o->nfs,
-		.token = o->token, .title = o->title, .author = o->author, .course = o->course,
+		.token = o->token, .machine_file = o->machine, .title = o->title, .author = o->author, .course = o->course,
 		.argc = o->argc, .argv = o->argv,
 	};
 }

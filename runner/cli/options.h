@@ -19,6 +19,7 @@ struct cli_opts {
 	const char *templates;		/* NULL = default */
 	const char *peer;		/* --peer host:port | netns */
 	const char *nfs;		/* --nfs netns|nfs://HOST/EXPORT */
+	const char *machine;		/* --machine FILE: given machine facts */
 	const char *title, *author, *course;	/* the report's front matter, or NULL */
 	const char *listen, *token, *ready_file;	/* serve --listen, --token (serve
 					   and --peer), --ready-file */

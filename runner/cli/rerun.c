@@ -23,8 +23,22 @@ void rerun_machine_changes(const json_t *old, const json_t *now, json_t *changes
 {
 	static const char *keys[] = {"hostname", "cpu_model", "cpus_online", "memory_bytes",
 				     "kernel", "governor", "thp", "aslr", "virtualization"};
+	json_t *detected = json_object_get(old, "detected");
+	json_t *given = json_object_get(json_object_get(old, "given"), "keys"), *g;
+	size_t gi;
+
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		json_t *a = json_object_get(old, keys[i]), *b = json_object_get(now, keys[i]);
+		/* a given fact is compared by what was detected under it, and one
+		   with nothing detected under it not at all: it is given again */
+		json_t *a = json_object_get(detected, keys[i]), *b = json_object_get(now, keys[i]);
+		int was_given = 0;
+
+		json_array_foreach(given, gi, g)
+			was_given |= json_is_string(g) && !strcmp(json_string_value(g), keys[i]);
+		if (!a && was_given)
+			continue;
+		if (!a)
+			a = json_object_get(old, keys[i]);
 		if (json_equal(a, b) || (!a && json_is_null(b)))
 			continue;
 		char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : strdup("absent");
@@ -152,6 +166,39 @@ int rerun_replay(const json_t *m, const struct cli_opts *now, struct engine_requ
 	return 0;
 }
 
+/* The machine facts the run was given (--machine), as copied into its
+   folder (machine.given.copy): *path, or NULL when it was given none.  0,
+   or -1 (said) when the manifest names a copy that is not a plain file name
+   of the folder, or the copy is gone. */
+static int given_facts(const char *run_dir, const json_t *m, char **path)
+{
+	json_t *given = json_object_get(json_object_get(m, "machine"), "given");
+	const char *copy = json_string_value(json_object_get(given, "copy"));
+
+	*path = NULL;
+	if (!copy)
+		return 0;
+	if (!*copy || strchr(copy, '/') || !strcmp(copy, ".") || !strcmp(copy, "..")) {
+		fprintf(stderr, "runner: rerun: %s/manifest.json: machine.given.copy is not a file "
+			"name of the run folder\n", run_dir);
+		return -1;
+	}
+	if (asprintf(path, "%s/%s", run_dir, copy) < 0) {
+		*path = NULL;
+		return -1;
+	}
+	if (access(*path, F_OK) != 0) {
+		fprintf(stderr, "runner: rerun: the run was given machine facts (%s), and %s is "
+			"gone: give them again with --machine FILE\n",
+			json_string_value(json_object_get(given, "file")) ?
+			json_string_value(json_object_get(given, "file")) : "?", *path);
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int rerun_main(const char *run_dir, const struct cli_opts *now)
 {
 	char err[4400];
@@ -172,6 +219,7 @@ int rerun_main(const char *run_dir, const struct cli_opts *now)
 	size_t i, n = json_array_size(exps);
 	char **files = calloc(n + 1, sizeof *files);
 	struct engine_request rq = {.paths = files, .n_paths = n};
+	char *facts = NULL;
 	int rc;
 
 	int refused = rerun_check(run_dir, m, files, changes);
@@ -191,6 +239,12 @@ int rerun_main(const char *run_dir, const struct cli_opts *now)
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
+	if (!rq.opt.machine_file && given_facts(run_dir, m, &facts) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (facts)
+		rq.opt.machine_file = facts;
 	json_t *origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id",
 				   json_object_get(m, "run_id"), "changes", changes);
 	rq.origin = origin;
@@ -198,6 +252,7 @@ int rerun_main(const char *run_dir, const struct cli_opts *now)
 	json_decref(origin);
 	free((void *)rq.opt.sets);
 out:
+	free(facts);
 	for (i = 0; i < n; i++)
 		free(files[i]);
 	free(files);

@@ -76,7 +76,26 @@ struct run {
 	struct canary canary;		/* the drift check */
 	int passes;			/* passes of rounds begun */
 	int lock;			/* the run folder's lock (results_lock_run), or -1 */
+	struct machine_facts facts;	/* --machine FILE; facts.values NULL: none */
 };
+
+/* The copy of --machine FILE in the run folder (rerun gives it again). */
+#define FACTS_COPY "machine-facts.yaml"
+
+/* --machine FILE read and checked before anything is written: EXIT_OK, or
+   EXIT_USAGE (said). */
+static int load_facts(const char *file, struct machine_facts *f)
+{
+	char err[4600];
+
+	if (!file)
+		return EXIT_OK;
+	if (machine_facts_load(file, NULL, f, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
 
 static void stop_on_write_error(const char *err)
 {
@@ -185,6 +204,14 @@ static void new_manifest(struct run *r)
 		fprintf(stderr, "runner: calibrating the TSC against CLOCK_MONOTONIC_RAW\n");
 	r->tsc_hz = machine_calibrate_tsc();
 	r->machine = machine_describe(r->tsc_hz);
+	if (r->facts.values) {
+		char path[4200], err[4600];
+
+		snprintf(path, sizeof path, "%s/" FACTS_COPY, r->dir);
+		if (results_write_file(path, r->facts.text, r->facts.len, err, sizeof err) < 0)
+			stop_on_write_error(err);
+		machine_facts_apply(r->machine, &r->facts, FACTS_COPY);
+	}
 	struct results_run rr = {
 		.run_id = r->run_id, .seed = r->seed, .argc = o->argc, .argv = (char **)o->argv,
 		.sets = o->sets, .n_sets = o->n_sets, .filters = o->filters, .n_filters = o->n_filters,
@@ -785,6 +812,28 @@ static void run_all(struct run *r)
 	nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The peer's machine (--peer): asked of the peer (serve INFO), recorded in
+   the manifest's "peer"; a peer that cannot say is recorded with why. */
+static void peer_machine(struct run *r)
+{
+	const char *addr = serve_peer_addr(&r->srv.peer);
+	char err[1024] = "";
+	json_t *pm = NULL;
+
+	if (!r->o->peer || interrupted)
+		return;
+	if (!addr)
+		snprintf(err, sizeof err, "no peer");
+	else if (addr[0] == '!')
+		snprintf(err, sizeof err, "%s", addr + 1);
+	else if (serve_peer_machine(addr, r->srv.token, 10, &pm, err, sizeof err) < 0 &&
+		 r->o->verbose)
+		fprintf(stderr, "runner: %s\n", err);
+	results_manifest_set_peer(r->manifest, r->o->peer, addr && addr[0] != '!' ? addr : NULL,
+				  pm, err);
+	json_decref(pm);
+}
+
 /* The servers the probes talk to (--peer, --nfs), the run, and the servers
    stopped and removed again.  Ctrl-C / SIGTERM stop the running point
    (exec kills its process group) or a server's start, keep everything
@@ -802,6 +851,7 @@ static void run_with_servers(struct run *r)
 	results_manifest_set_nfs(r->manifest, o->nfs, serve_nfs_url(r->srv.nfs),
 				 serve_nfs_label(r->srv.nfs), serve_nfs_local_dir(r->srv.nfs),
 				 serve_nfs_error(r->srv.nfs));
+	peer_machine(r);
 	write_manifest(r);
 	run_all(r);
 	serve_servers_down(&r->srv);
@@ -906,6 +956,8 @@ int engine_run(const struct engine_request *rq)
 	r.seed = rq->seed;
 	if (!rq->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
 		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (!rq->dir && (rc = load_facts(rq->opt.machine_file, &r.facts)) != EXIT_OK)
+		goto out;
 	if (interrupted) {
 		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
 		rc = EXIT_INTERRUPTED;
@@ -928,17 +980,28 @@ out:
 	json_decref(r.machine);
 	free(r.order);
 	experiments_free(r.e, r.n);
+	machine_facts_free(&r.facts);
 	return rc;
 }
 
 int engine_check(const struct engine_request *rq)
 {
 	struct experiment *e;
+	struct machine_facts facts = {0};
 	size_t n, *order;
 	int rc = experiments_prepare(rq, 1, &e, &n, &order);
 
 	if (rc != EXIT_OK)
 		return rc;
+	if ((rc = load_facts(rq->opt.machine_file, &facts)) != EXIT_OK) {
+		free(order);
+		experiments_free(e, n);
+		return rc;
+	}
+	if (facts.values)
+		printf("%s: ok (machine facts: %zu key%s)\n", facts.file,
+		       json_array_size(facts.keys), json_array_size(facts.keys) == 1 ? "" : "s");
+	machine_facts_free(&facts);
 	for (size_t i = 0; i < n; i++)
 		printf("%s: ok (%s, probe '%s', %zu point%s)\n", e[i].spec.file, e[i].spec.name,
 		       e[i].spec.probe, e[i].n_pts, e[i].n_pts == 1 ? "" : "s");

@@ -34,6 +34,8 @@ struct engine_options {
 	const char *peer;		/* --peer HOST:PORT | netns; NULL */
 	const char *nfs;		/* --nfs netns | nfs://HOST/EXPORT; NULL */
 	const char *token;		/* --token FILE: the peer's secret; NULL */
+	const char *machine_file;	/* --machine FILE: facts given (machine.h,
+					   machine_facts_load); NULL */
 	const char *title, *author, *course;	/* the report's front matter; NULL */
 	int argc; char *const *argv;	/* the command line, recorded */
 };

@@ -52,6 +52,13 @@ static const struct suffix rate_sfx[] = {
 	{"Kbit/s", 1e3 / 8}, {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8},
 	{"Gbit/s", 1e9 / 8}, {"Tbit/s", 1e12 / 8},
 	{"Kbps", 1e3 / 8}, {"kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8},
+	/* a lowercase b is a bit, as network links are quoted ("1Gb/s") */
+	{"Kb/s", 1e3 / 8}, {"kb/s", 1e3 / 8}, {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8},
+	{"Tb/s", 1e12 / 8},
+};
+
+static const struct suffix freq_sfx[] = {
+	{"", 1}, {"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9},
 };
 
 static const struct suffix pct_sfx[] = { {"", 1}, {"%", 0.01} };
@@ -149,6 +156,7 @@ static const char *expect_text(enum unit_kind kind)
 	case UNIT_TIME: return "a time like 10ms or 2s";
 	case UNIT_RATE: return "a rate like 12GB/s or 1Gbit/s";
 	case UNIT_PERCENT: return "a fraction like 0.25 or 25%";
+	case UNIT_FREQ: return "a frequency like 2.8GHz or 800MHz";
 	case UNIT_NUMBER: break;
 	}
 	return "a number";
@@ -166,6 +174,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out, char *err, s
 	case UNIT_TIME: tab = time_sfx; n = N(time_sfx); neg = 0; break;
 	case UNIT_RATE: tab = rate_sfx; n = N(rate_sfx); neg = 0; break;
 	case UNIT_PERCENT: tab = pct_sfx; n = N(pct_sfx); break;
+	case UNIT_FREQ: tab = freq_sfx; n = N(freq_sfx); neg = 0; break;
 	case UNIT_NUMBER: break;
 	}
 	if (parse_table(text, tab, n, neg, &v, &f) < 0 || !isfinite(v * f)) {

@@ -6,7 +6,9 @@
  *         are powers of ten; B optional)           -> bytes
  * times:  "800ns", "10us", "10µs", "2ms", "1.5s", "2m", "1h", plain number = s
  *                                                    -> seconds
- * rates:  "12GB/s", "800MiB/s", "1Gbit/s", "10Mbps"  -> bytes per second
+ * rates:  "12GB/s", "800MiB/s", "1Gbit/s", "1Gb/s", "10Mbps"
+ *                                                    -> bytes per second
+ * freqs:  "2.8GHz", "800 MHz", "2.8e9", "2.8e9Hz"     -> Hz
  * ratios: "1%", "0.25"                                -> fraction (1% = 0.01)
  */
 #ifndef SYSMETER_UNITS_H
@@ -14,7 +16,7 @@
 
 #include <stddef.h>
 
-enum unit_kind { UNIT_NUMBER, UNIT_SIZE, UNIT_TIME, UNIT_RATE, UNIT_PERCENT };
+enum unit_kind { UNIT_NUMBER, UNIT_SIZE, UNIT_TIME, UNIT_RATE, UNIT_PERCENT, UNIT_FREQ };
 
 /* Parse `text` as a quantity of `kind` into *out (base units).  Returns 0, or
    -1 with a message such as "expected a size like 4KiB, got '4Kb2'" in err. */

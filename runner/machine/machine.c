@@ -534,6 +534,7 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 	jsonutil_set(m, "privileged", json_boolean(geteuid() == 0));
 	jsonutil_set(m, "cmdline", cmd ? jsonutil_text(cmd) : json_null());
 	jsonutil_set(m, "vulnerabilities", vulnerabilities());
+	machine_hw_facts(m);
 	if (machine_fs_root()[0] || cpuid)
 		jsonutil_set(m, "given", json_pack("{s:o,s:o}",
 			"root", machine_fs_root()[0] ? jsonutil_text(machine_fs_root()) : json_null(),

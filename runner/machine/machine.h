@@ -91,4 +91,35 @@ double machine_core_hz(double *spread);
 /* The core clock as the manifest records it (machine.core_clock). */
 json_t *machine_core_clock_json(const struct machine_core_clock *c);
 
+/* The facts predictions need that only some machines state (hwfacts.c):
+   memory_type, memory_speed (SMBIOS type 17, else EDAC), nic_link_speed
+   (the default route's interface, sysfs), and memory_bus_bandwidth,
+   disk_seq_read, disk_rand_read_iops (null: no file states them) into m,
+   with machine.sources: {key: {source, why_not}}. */
+void machine_hw_facts(json_t *m);
+
+/*
+ * Machine facts given with --machine FILE (facts.c, docs/results-format.md
+ * "Given facts"): a YAML mapping of names of the machine object, each of a
+ * known type (a whitelist; unknown keys get "did you mean").
+ */
+struct machine_facts {
+	char *file;		/* as named in messages and the manifest */
+	char *text; size_t len;	/* the file's text, for the run folder's copy */
+	json_t *values;		/* {manifest key: value}, in manifest units */
+	json_t *keys;		/* the manifest keys given, in the file's order */
+};
+
+/* Read and check path (named `shown` in messages, NULL: path).  0, or -1
+   with "FILE:LINE:COL: why" (or "FILE: cannot read: why") in err. */
+int machine_facts_load(const char *path, const char *shown, struct machine_facts *f, char *err,
+		       size_t errlen);
+void machine_facts_free(struct machine_facts *f);
+
+/* The given values into machine object m: each completes or overrides the
+   detected one (kept under m.detected.<key>), m.sources.<key> says
+   "given", m.given gets {file, copy, keys}; copy is the copy's name in the
+   run folder (NULL: none). */
+void machine_facts_apply(json_t *m, const struct machine_facts *f, const char *copy);
+
 #endif

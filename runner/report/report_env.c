@@ -102,6 +102,8 @@ static const char *core_clock_refused(json_t *man)
 
 	if (!(jsonutil_num(cc, "hz") > 0))
 		return "the core clock was not measured";
+	if (jsonutil_str(cc, "source") && !strcmp(jsonutil_str(cc, "source"), "given"))
+		return "the core clock was given (--machine), not measured";
 	if (!json_is_true(json_object_get(cc, "holds")))
 		return "the core clock did not hold still while it was measured";
 	if (json_is_false(json_object_get(run, "steady")))
@@ -154,8 +156,10 @@ static void core_clock(json_t *rows, json_t *man)
 		snprintf(during, sizeof during, "; between passes %.3g-%.3g GHz", lo / 1e9, hi / 1e9);
 	if (!(core > 0) || !json_is_true(json_object_get(cc, "holds"))) {
 		const char *why = jsonutil_str(cc, "why_not");
+		const char *src = jsonutil_str(cc, "source");
 		row(rows, report_view_strf("TSC at %.3g GHz; the core clock %s%s", tsc / 1e9,
-					   core > 0 ? "did not hold still while it was measured"
+					   src && !strcmp(src, "given") ? "was given, not measured"
+					   : core > 0 ? "did not hold still while it was measured"
 						    : "was not measured", during),
 		    report_view_strf("The ticks columns of this report are TSC ticks (time x TSC "
 				     "frequency), not core cycles%s%s.", why ? ": " : "",

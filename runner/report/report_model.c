@@ -142,6 +142,7 @@ static json_t *build(struct report_model *rm, json_t *man)
 	report_view_put(view, "run", report_run_view(man));
 	report_view_put(view, "machine", report_run_machine(json_object_get(man, "machine"),
 							  json_object_get(man, "nfs")));
+	report_view_put(view, "peer", report_run_peer(man));
 	report_view_put(view, "environment", report_env_rows(man));
 	report_view_put(view, "cycle_note", report_env_cycle_note(man));
 	report_view_put(view, "cycle_head", report_view_str(rm->cycles_core ? "Cycles" : "TSC ticks"));

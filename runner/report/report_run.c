@@ -114,6 +114,14 @@ json_t *report_run_view(json_t *man)
 	return m;
 }
 
+/* Was machine fact `key` given (--machine FILE) rather than detected? */
+static int given(json_t *m, const char *key)
+{
+	const char *src = jsonutil_str(json_object_get(json_object_get(m, "sources"), key), "source");
+
+	return src && !strcmp(src, "given");
+}
+
 static void machine_row(json_t *rows, const char *label, json_t *value)
 {
 	json_t *r = json_object();
@@ -137,7 +145,9 @@ static json_t *cpu_text(json_t *m)
 	mf = open_memstream(&model, &ml);
 	report_view_any_text(mf, json_object_get(m, "cpu_model"));
 	fprintf(mf, " (%lld CPUs online", (long long)json_integer_value(v));
-	if (json_is_integer(json_object_get(m, "cpus_configured")))
+	if (given(m, "cpus_online"))
+		fputs(", given", mf);
+	else if (json_is_integer(json_object_get(m, "cpus_configured")))
 		fprintf(mf, " of %lld",
 			(long long)json_integer_value(json_object_get(m, "cpus_configured")));
 	fputs(")", mf);
@@ -292,6 +302,16 @@ static json_t *core_clock_text(json_t *cc)
 
 	if (!isfinite(hz))
 		return report_view_strf("n/a (%s)", why ? why : "not measured");
+	if (jsonutil_str(cc, "source") && !strcmp(jsonutil_str(cc, "source"), "given")) {
+		double base = jsonutil_num(cc, "base_hz"), max = jsonutil_num(cc, "max_hz");
+		char b[64] = "", x[64] = "";
+
+		if (isfinite(base))
+			snprintf(b, sizeof b, "; base %.3g GHz", base / 1e9);
+		if (isfinite(max))
+			snprintf(x, sizeof x, "; max %.3g GHz", max / 1e9);
+		return report_view_strf("%.3g GHz (given, not measured%s%s)", hz / 1e9, b, x);
+	}
 	if (!(f = open_memstream(&buf, &len)))
 		return report_view_str("n/a");
 	fprintf(f, "%.3g GHz", hz / 1e9);
@@ -372,15 +392,89 @@ static json_t *pti_pcid_text(json_t *m)
 	return out;
 }
 
+/* A fact of machine.sources' keys: its value as text (fmt over the
+   number scaled by `scale`, or the text itself), else "n/a (why)". */
+static void fact_text(FILE *f, json_t *m, const char *key, const char *fmt, double scale,
+		      const char **prev_why)
+{
+	json_t *v = json_object_get(m, key);
+	const char *why = jsonutil_str(json_object_get(json_object_get(m, "sources"), key), "why_not");
+
+	if (json_is_string(v))
+		fputs(json_string_value(v), f);
+	else if (json_is_number(v))
+		fprintf(f, fmt, json_number_value(v) / scale);
+	else if (why && *prev_why && strstr(*prev_why, why))	/* said just before */
+		fputs("n/a", f);
+	else
+		fprintf(f, "n/a (%s)", why ? why : "not recorded");
+	*prev_why = json_is_null(v) || !v ? why : NULL;
+}
+
+/* A row of facts (docs/results-format.md "Facts"), labelled "(given)" when
+   any of them was given; left out for runs recorded before they existed. */
+static void facts_row(json_t *rows, json_t *m, const char *label, const char *const *keys,
+		      const char *const *fmts, const double *scales, size_t n)
+{
+	char *buf = NULL, lab[200];
+	size_t len = 0;
+	int any_given = 0;
+	const char *prev = NULL;
+	FILE *f;
+
+	if (!json_object_get(m, keys[0]) || !(f = open_memstream(&buf, &len)))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "; " : "", f);
+		fact_text(f, m, keys[i], fmts[i], scales[i], &prev);
+		any_given |= given(m, keys[i]);
+	}
+	fclose(f);
+	snprintf(lab, sizeof lab, "%s%s", label, any_given ? " (given)" : "");
+	machine_row(rows, lab, report_view_line(buf));
+	free(buf);
+}
+
+static void facts_rows(json_t *rows, json_t *m)
+{
+	static const char *const mem[] = {"memory_type", "memory_speed"};
+	static const char *const mem_f[] = {"%s", "%.0f MT/s"};
+	static const double mem_s[] = {1, 1};
+	static const char *const bw[] = {"memory_bus_bandwidth"};
+	static const char *const bw_f[] = {"%.3g GB/s"};
+	static const double bw_s[] = {1e9};
+	static const char *const disk[] = {"disk_seq_read", "disk_rand_read_iops"};
+	static const char *const disk_f[] = {"sequential %.3g GB/s", "random 4 KiB %.0f IOPS"};
+	static const double disk_s[] = {1e9, 1};
+	static const char *const nic[] = {"nic_link_speed"};
+	static const char *const nic_f[] = {"%.3g Gbit/s"};
+	static const double nic_s[] = {1e9};
+
+	facts_row(rows, m, "Memory type, speed", mem, mem_f, mem_s, 2);
+	facts_row(rows, m, "Memory bus bandwidth", bw, bw_f, bw_s, 1);
+	facts_row(rows, m, "Disk reads", disk, disk_f, disk_s, 2);
+	facts_row(rows, m, "NIC link speed", nic, nic_f, nic_s, 1);
+}
+
+/* "Memory (given)" for a row whose fact was given. */
+static const char *label_of(json_t *m, const char *key, const char *label, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", label, given(m, key) ? " (given)" : "");
+	return buf;
+}
+
 json_t *report_run_machine(json_t *m, json_t *nfs)
 {
+	char lab[120];
 	json_t *rows = json_array(), *v;
 	double hz = jsonutil_num(m, "tsc_hz");
 
-	machine_row(rows, "Host", report_view_any(json_object_get(m, "hostname")));
-	machine_row(rows, "CPU", cpu_text(m));
+	machine_row(rows, label_of(m, "hostname", "Host", lab, sizeof lab),
+		    report_view_any(json_object_get(m, "hostname")));
+	machine_row(rows, label_of(m, "cpu_model", "CPU", lab, sizeof lab), cpu_text(m));
 	if (json_object_get(m, "cpu"))	/* runs before these were recorded lack them */
-		machine_row(rows, "CPU family, model, stepping", cpuid_text(json_object_get(m, "cpu")));
+		machine_row(rows, label_of(m, "cpu", "CPU family, model, stepping", lab, sizeof lab),
+			    cpuid_text(json_object_get(m, "cpu")));
 	if (isfinite(hz) && hz > 0) {
 		char num[64], ghz[64];
 		const char *src = jsonutil_str(m, "tsc_source");
@@ -393,18 +487,26 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 		machine_row(rows, "Cycle time", report_view_str("n/a"));
 	}
 	if (json_object_get(m, "core_clock"))
-		machine_row(rows, "Core clock", core_clock_text(json_object_get(m, "core_clock")));
-	machine_row(rows, "Caches", caches_text(json_object_get(m, "caches"), json_object_get(m, "llc")));
-	machine_row(rows, "Memory", isfinite(jsonutil_num(m, "memory_bytes")) ?
+		machine_row(rows, label_of(m, "core_clock", "Core clock", lab, sizeof lab),
+			    core_clock_text(json_object_get(m, "core_clock")));
+	machine_row(rows, label_of(m, "caches", "Caches", lab, sizeof lab),
+		    caches_text(json_object_get(m, "caches"), json_object_get(m, "llc")));
+	machine_row(rows, label_of(m, "memory_bytes", "Memory", lab, sizeof lab),
+		    isfinite(jsonutil_num(m, "memory_bytes")) ?
 		    report_view_size(jsonutil_num(m, "memory_bytes")) : report_view_str("n/a"));
-	machine_row(rows, "Disk", report_view_any(json_object_get(m, "disk")));
-	machine_row(rows, "NIC", report_view_any(json_object_get(m, "nic")));
-	machine_row(rows, "OS", report_view_any(json_object_get(m, "os")));
+	facts_rows(rows, m);
+	machine_row(rows, label_of(m, "disk", "Disk", lab, sizeof lab),
+		    report_view_any(json_object_get(m, "disk")));
+	machine_row(rows, label_of(m, "nic", "NIC", lab, sizeof lab),
+		    report_view_any(json_object_get(m, "nic")));
+	machine_row(rows, label_of(m, "os", "OS", lab, sizeof lab),
+		    report_view_any(json_object_get(m, "os")));
+	label_of(m, "kernel", "Kernel", lab, sizeof lab);
 	if (jsonutil_str(m, "kernel") && jsonutil_str(m, "arch"))
-		machine_row(rows, "Kernel", report_view_strf("%s (%s)", jsonutil_str(m, "kernel"),
+		machine_row(rows, lab, report_view_strf("%s (%s)", jsonutil_str(m, "kernel"),
 						      jsonutil_str(m, "arch")));
 	else
-		machine_row(rows, "Kernel", report_view_any(json_object_get(m, "kernel")));
+		machine_row(rows, lab, report_view_any(json_object_get(m, "kernel")));
 	machine_row(rows, "Compiler", report_view_any(json_object_get(m, "compiler")));
 	machine_row(rows, "CPU frequency governor", report_view_any(json_object_get(m, "governor")));
 	machine_row(rows, "Turbo/boost", report_view_any(json_object_get(m, "boost")));
@@ -441,4 +543,71 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 	if (json_is_object(nfs))	/* --nfs was given */
 		machine_row(rows, "NFS server", nfs_text(nfs));
 	return rows;
+}
+
+/* One fact of the peer table as text: a machine object's (m) or the
+   peer's compact one (peer: core_clock_hz, no core_clock). */
+static json_t *peer_fact(json_t *m, int i, int is_peer)
+{
+	json_t *cpu = json_object_get(m, "cpu");
+	double hz = is_peer ? jsonutil_num(m, "core_clock_hz")
+			    : jsonutil_num(json_object_get(m, "core_clock"), "hz");
+
+	switch (i) {
+	case 0: return report_view_any(json_object_get(m, "hostname"));
+	case 1: return report_view_any(json_object_get(m, "cpu_model"));
+	case 2:
+		if (!isfinite(jsonutil_num(cpu, "family")))
+			return report_view_str("n/a");
+		return report_view_strf("%s family %.0f, model %.0f (%s)",
+					jsonutil_str(cpu, "vendor") ? jsonutil_str(cpu, "vendor") : "?",
+					jsonutil_num(cpu, "family"), jsonutil_num(cpu, "model"),
+					jsonutil_str(cpu, "microarchitecture") ?
+					jsonutil_str(cpu, "microarchitecture") : "n/a");
+	case 3: return report_view_any(json_object_get(m, "cpus_online"));
+	case 4: return isfinite(hz) && hz > 0 ? report_view_strf("%.3g GHz", hz / 1e9)
+					      : report_view_str("n/a");
+	case 5: return isfinite(jsonutil_num(m, "memory_bytes")) ?
+		       report_view_size(jsonutil_num(m, "memory_bytes")) : report_view_str("n/a");
+	default: return report_view_any(json_object_get(m, "kernel"));
+	}
+}
+
+json_t *report_run_peer(json_t *man)
+{
+	static const char *const labels[] = {"Host", "CPU", "CPU family, model", "CPUs online",
+					     "Core clock", "Memory", "Kernel"};
+	static const char *const keys[] = {"hostname", "cpu_model", "cpu", "cpus_online",
+					   "core_clock", "memory_bytes", "kernel"};
+	json_t *peer = json_object_get(man, "peer"), *pm = json_object_get(peer, "machine");
+	json_t *m = json_object_get(man, "machine"), *v = json_object(), *rows = json_array();
+	const char *addr = jsonutil_str(peer, "address"), *why = jsonutil_str(peer, "why_not");
+
+	if (!json_is_object(peer)) {
+		json_decref(v);
+		json_decref(rows);
+		return json_null();
+	}
+	report_view_put(v, "address", report_view_line(addr ? addr : "n/a"));
+	report_view_put(v, "why_not", json_is_object(pm) ? json_null() :
+			report_view_line(why ? why : "the peer did not say"));
+	for (size_t i = 0; json_is_object(pm) && i < sizeof labels / sizeof labels[0]; i++) {
+		json_t *r = json_object();
+
+		report_view_put(r, "label", report_view_str(labels[i]));
+		json_t *local = peer_fact(m, (int)i, 0);
+
+		if (given(m, keys[i]) && json_is_string(local)) {
+			json_t *g = report_view_strf("%s (given)", json_string_value(local));
+
+			json_decref(local);
+			local = g;
+		}
+		report_view_put(r, "local", local);
+		report_view_put(r, "peer", peer_fact(pm, (int)i, 1));
+		jsonutil_append(rows, r);
+	}
+	report_view_put(v, "has_rows", json_boolean(json_array_size(rows) > 0));
+	report_view_put(v, "rows", rows);
+	return v;
 }

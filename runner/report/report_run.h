@@ -14,4 +14,8 @@ json_t *report_run_view(json_t *manifest);
    an "NFS server" row from its "nfs" when the run had --nfs. */
 json_t *report_run_machine(json_t *machine, json_t *nfs);
 
+/* The peer (--peer) beside this machine: {address, why_not, rows: [{label,
+   local, peer}]} from the manifest's "peer", null without --peer. */
+json_t *report_run_peer(json_t *man);
+
 #endif

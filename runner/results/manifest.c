@@ -68,6 +68,7 @@ json_t *results_manifest_new(const struct results_run *o, json_t *machine)
 	jsonutil_set(m, "origin", o->origin ? json_deep_copy(o->origin) : json_null());
 	jsonutil_set(m, "machine", json_incref(machine));
 	jsonutil_set(m, "nfs", json_null());	/* results_manifest_set_nfs */
+	jsonutil_set(m, "peer", json_null());	/* results_manifest_set_peer */
 	jsonutil_set(m, "report", json_pack("{s:o,s:o,s:o}",
 		"title", o->title ? jsonutil_text(o->title) : json_null(),
 		"author", o->author ? jsonutil_text(o->author) : json_null(),
@@ -105,6 +106,15 @@ void results_manifest_set_nfs(json_t *m, const char *given, const char *url, con
 	jsonutil_set(m, "nfs", !given ? json_null() :
 		json_pack("{s:o,s:o,s:o,s:o}", "url", str_or_null(url), "label", str_or_null(label),
 			  "local_dir", str_or_null(local_dir), "error", str_or_null(error)));
+}
+
+void results_manifest_set_peer(json_t *m, const char *given, const char *address,
+			       json_t *machine, const char *why_not)
+{
+	jsonutil_set(m, "peer", !given ? json_null() :
+		json_pack("{s:o,s:o,s:o,s:o}", "given", str_or_null(given), "address",
+			  str_or_null(address), "machine", machine ? json_incref(machine) : json_null(),
+			  "why_not", machine ? json_null() : str_or_null(why_not)));
 }
 
 void results_manifest_set_status(json_t *m, size_t k, const char *status)

@@ -189,6 +189,13 @@ void results_manifest_add(json_t *m, const struct spec *s, const struct loaded_p
 void results_manifest_set_nfs(json_t *m, const char *given, const char *url, const char *label,
 			      const char *local_dir, const char *error);
 
+/* The manifest's "peer": null without --peer; else {given (--peer as
+   given), address (what the probes got, null when none could be had),
+   machine (what the peer said it is: serve_parse_info's keys, or null),
+   why_not (why there is no machine)}. */
+void results_manifest_set_peer(json_t *m, const char *given, const char *address,
+			       json_t *machine, const char *why_not);
+
 /* The k-th experiment's status (results_status). */
 void results_manifest_set_status(json_t *m, size_t k, const char *status);
 

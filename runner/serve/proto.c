@@ -12,6 +12,8 @@
 #include <openssl/crypto.h>
 
 #include "lib/hmac.h"
+#include "lib/jsonutil.h"
+#include "lib/text.h"
 #include "serve/serve.h"
 
 #define MAX_WORDS 8
@@ -117,7 +119,7 @@ static int auth_key(struct serve_req *r, const char *k, const char *v, int *seen
 	for (int i = 0; i < 4; i++)
 		if (strcmp(k, keys[i]) == 0)
 			ki = i;
-	if (ki < 0 || (ki == 0 && r->mode != SERVE_ECHO) || (ki == 2 && r->mode != SERVE_SINK) ||
+	if (ki < 0 || r->mode == SERVE_INFO || (ki == 0 && r->mode != SERVE_ECHO) || (ki == 2 && r->mode != SERVE_SINK) ||
 	    (ki == 3 && r->mode != SERVE_CONN)) {
 		snprintf(err, errlen, "unknown key '%.20s' for this mode", k);
 		return -1;
@@ -179,8 +181,10 @@ int serve_parse_auth(const char *line, size_t len, struct serve_req *r, char *er
 		r->mode = SERVE_SINK;
 	else if (strcmp(w[2], "CONN") == 0)
 		r->mode = SERVE_CONN;
+	else if (strcmp(w[2], "INFO") == 0)
+		r->mode = SERVE_INFO;
 	else {
-		snprintf(err, errlen, "unknown mode '%.20s' (ECHO, SINK, CONN)", w[2]);
+		snprintf(err, errlen, "unknown mode '%.20s' (ECHO, SINK, CONN, INFO)", w[2]);
 		return -1;
 	}
 	for (int i = 3; i < n; i++) {
@@ -368,4 +372,157 @@ int serve_sink_header(const unsigned char hdr[16], uint64_t used, uint64_t max, 
 	}
 	*len = l;
 	return 1;
+}
+
+/* --- the peer's machine (INFO) ------------------------------------------ */
+
+#define INFO_TEXT_MAX 200
+#define INFO_INT_MAX (1LL << 53)
+
+enum info_type { INFO_TEXT, INFO_INT, INFO_NUM };
+
+struct info_key {
+	const char *name;
+	enum info_type type;
+};
+
+static const struct info_key info_top[] = {
+	{"hostname", INFO_TEXT}, {"cpu_model", INFO_TEXT}, {"cpus_online", INFO_INT},
+	{"core_clock_hz", INFO_NUM}, {"memory_bytes", INFO_INT}, {"kernel", INFO_TEXT},
+	{"arch", INFO_TEXT},
+};
+static const struct info_key info_cpu[] = {
+	{"vendor", INFO_TEXT}, {"family", INFO_INT}, {"model", INFO_INT}, {"stepping", INFO_INT},
+	{"microarchitecture", INFO_TEXT},
+};
+
+/* One value of a known key, checked; a new reference, or NULL. */
+static json_t *info_value(json_t *v, enum info_type t)
+{
+	if (json_is_null(v))
+		return json_null();
+	switch (t) {
+	case INFO_TEXT: {
+		const char *s = json_string_value(v);
+
+		if (!s || json_string_length(v) != strlen(s) || strlen(s) > INFO_TEXT_MAX ||
+		    !text_printable_utf8(s))
+			return NULL;
+		return json_string(s);
+	}
+	case INFO_INT:
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > INFO_INT_MAX)
+			return NULL;
+		return json_integer(json_integer_value(v));
+	case INFO_NUM:
+		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e15)
+			return NULL;
+		return json_real(json_number_value(v));
+	}
+	return NULL;
+}
+
+/* The known keys of `in` into out; 0, or -1 and a message. */
+static int info_keys(json_t *in, const struct info_key *keys, size_t n, json_t *out,
+		     const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_object_get(in, keys[i].name), *c;
+
+		if (!v) {
+			jsonutil_set(out, keys[i].name, json_null());
+			continue;
+		}
+		if (!(c = info_value(v, keys[i].type))) {
+			snprintf(err, errlen, "MACHINE: %s%s is not %s", path, keys[i].name,
+				 keys[i].type == INFO_TEXT ? "printable text of at most 200 bytes" :
+				 keys[i].type == INFO_INT ? "a whole number" : "a positive number");
+			return -1;
+		}
+		jsonutil_set(out, keys[i].name, c);
+	}
+	return 0;
+}
+
+int serve_parse_info(const char *line, size_t len, json_t **out, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j, *o, *cpu;
+
+	*out = NULL;
+	if (len < 9 || len >= SERVE_INFO_MAX || memcmp(line, "MACHINE ", 8) != 0) {
+		snprintf(err, errlen, "expected 'MACHINE <json>' of at most %d bytes",
+			 SERVE_INFO_MAX - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e) {
+			snprintf(err, errlen, "MACHINE: byte 0x%02x at offset %zu is not printable "
+				 "ASCII", (unsigned char)line[i], i);
+			return -1;
+		}
+	j = json_loadb(line + 8, len - 8, JSON_REJECT_DUPLICATES, &je);
+	if (!j || !json_is_object(j)) {
+		snprintf(err, errlen, "MACHINE: %s", j ? "not a JSON object" : "not JSON");
+		json_decref(j);
+		return -1;
+	}
+	o = json_object();
+	cpu = json_object_get(j, "cpu");
+	if (info_keys(j, info_top, sizeof info_top / sizeof info_top[0], o, "", err, errlen) < 0 ||
+	    (cpu && !json_is_null(cpu) && !json_is_object(cpu) &&
+	     snprintf(err, errlen, "MACHINE: cpu is not an object") > 0)) {
+		json_decref(o);
+		json_decref(j);
+		return -1;
+	}
+	if (json_is_object(cpu)) {
+		json_t *c = json_object();
+
+		jsonutil_set(o, "cpu", c);
+		if (info_keys(cpu, info_cpu, sizeof info_cpu / sizeof info_cpu[0], c, "cpu.", err,
+			      errlen) < 0) {
+			json_decref(o);
+			json_decref(j);
+			return -1;
+		}
+	} else {
+		jsonutil_set(o, "cpu", json_null());
+	}
+	json_decref(j);
+	*out = o;
+	return 0;
+}
+
+json_t *serve_info_facts(json_t *m)
+{
+	json_t *o = json_object(), *cpu = json_object_get(m, "cpu"), *c = json_object();
+	double hz = jsonutil_num(json_object_get(m, "core_clock"), "hz");
+	json_t *clean = NULL;
+
+	for (size_t i = 0; i < sizeof info_top / sizeof info_top[0]; i++) {
+		json_t *v = json_object_get(m, info_top[i].name);
+
+		jsonutil_set(o, info_top[i].name, v ? json_deep_copy(v) : json_null());
+	}
+	jsonutil_set(o, "core_clock_hz", hz > 0 ? json_real(hz) : json_null());
+	for (size_t i = 0; i < sizeof info_cpu / sizeof info_cpu[0]; i++) {
+		json_t *v = json_object_get(cpu, info_cpu[i].name);
+
+		jsonutil_set(c, info_cpu[i].name, v ? json_deep_copy(v) : json_null());
+	}
+	jsonutil_set(o, "cpu", c);
+	/* what a client would refuse (a host name of 300 bytes) is sent as null */
+	for (size_t i = 0; i < sizeof info_top / sizeof info_top[0]; i++)
+		if (!(clean = info_value(json_object_get(o, info_top[i].name), info_top[i].type)))
+			jsonutil_set(o, info_top[i].name, json_null());
+		else
+			json_decref(clean);
+	for (size_t i = 0; i < sizeof info_cpu / sizeof info_cpu[0]; i++)
+		if (!(clean = info_value(json_object_get(c, info_cpu[i].name), info_cpu[i].type)))
+			jsonutil_set(c, info_cpu[i].name, json_null());
+		else
+			json_decref(clean);
+	return o;
 }

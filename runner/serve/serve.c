@@ -37,11 +37,29 @@
 #include "lib/exitcode.h"
 #include "lib/hmac.h"
 #include "lib/monotonic.h"
+#include "machine/machine.h"
 #include "serve/serve.h"
 
 #define BIN_NS 5000000ull		/* peak-rate bin at the receiver: 5 ms */
 
 static volatile sig_atomic_t stop;
+/* The MACHINE line of INFO ('\n' included), made once at the start. */
+static char info_line[SERVE_INFO_MAX];
+
+static void make_info_line(void)
+{
+	json_t *m = machine_describe(machine_calibrate_tsc()), *facts = serve_info_facts(m);
+	char *txt = json_dumps(facts, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+
+	if (txt && strlen(txt) + 10 <= sizeof info_line)
+		snprintf(info_line, sizeof info_line, "MACHINE %s\n", txt);
+	else
+		snprintf(info_line, sizeof info_line, "MACHINE {}\n");
+	free(txt);
+	json_decref(facts);
+	json_decref(m);
+}
+
 static int wake_w = -1;			/* the listener's self-pipe (signals) */
 
 static void on_stop(int sig)
@@ -419,7 +437,8 @@ static void sess_conn(struct sess *s, int close_server)
    line when the server ended it. */
 static void sess_run(struct sess *s, const struct serve_req *r)
 {
-	const char *mode = r->mode == SERVE_ECHO ? "ECHO" : r->mode == SERVE_SINK ? "SINK" : "CONN";
+	const char *mode = r->mode == SERVE_ECHO ? "ECHO" : r->mode == SERVE_SINK ? "SINK" :
+			   r->mode == SERVE_INFO ? "INFO" : "CONN";
 
 	sess_pin(r->cpu);
 	if (r->mode == SERVE_SINK && r->rcvbuf)
@@ -429,7 +448,12 @@ static void sess_run(struct sess *s, const struct serve_req *r)
 	s->deadline = monotonic_s() + s->o->max_time_s;
 	sess_say(s, "OK cpu=%d max_bytes=%llu max_time=%.0f", sched_getcpu(),
 		 (unsigned long long)s->o->max_bytes, s->o->max_time_s);
-	if (r->mode == SERVE_ECHO)
+	if (r->mode == SERVE_INFO) {
+		uint64_t sent = 0;
+
+		if (sess_write_all(s, info_line, strlen(info_line), &sent) == 0)
+			snprintf(s->why, sizeof s->why, "machine facts sent");
+	} else if (r->mode == SERVE_ECHO)
 		sess_echo(s, (size_t)r->size);
 	else if (r->mode == SERVE_SINK)
 		sess_sink(s);
@@ -871,6 +895,7 @@ int serve_main(const struct serve_opts *in)
 	sc.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sc, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	make_info_line();
 	sv.kids = calloc((size_t)o.max_sessions, sizeof *sv.kids);
 	sv.pend = calloc((size_t)o.max_handshakes, sizeof *sv.pend);
 	pfd = calloc((size_t)o.max_handshakes + 2, sizeof *pfd);

@@ -30,6 +30,15 @@
  *   CONN close=client|server [cpu=C]
  *                            one measured connection: client: wait for end of
  *                            file, then close; server: close after one byte
+ *   INFO                     one line "MACHINE <json>" (at most
+ *                            SERVE_INFO_MAX bytes with its '\n', printable
+ *                            ASCII): the peer's machine, a compact subset of
+ *                            the manifest's machine object (serve_info_facts),
+ *                            then close.  Added within version 1: a peer that
+ *                            predates it answers "ERR unknown mode 'INFO'",
+ *                            and the measuring side records that as the reason
+ *                            it has no peer machine; a client that does not
+ *                            ask is served as before.
  * cpu=C pins the session process to CPU C where it exists (the OK line
  * says where it runs).  The listener runs the handshake (non-blocking,
  * strict parsers); an authenticated request gets a forked session process,
@@ -51,6 +60,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include "probe_wire.h"
 #include "serve/nfs.h"
 
@@ -70,7 +80,9 @@ struct serve_sink_ack {
 	uint64_t cpu;		/* where the session ran at the end of the frame */
 };
 
-enum serve_mode { SERVE_ECHO = 1, SERVE_SINK, SERVE_CONN };
+enum serve_mode { SERVE_ECHO = 1, SERVE_SINK, SERVE_CONN, SERVE_INFO };
+
+#define SERVE_INFO_MAX 2048		/* the MACHINE line, '\n' included */
 
 /* A parsed AUTH line. */
 struct serve_req {
@@ -124,6 +136,24 @@ enum serve_hs_state serve_hs_feed(struct serve_hs *h, const char *data, size_t l
 				  char *out, size_t outlen);
 /* A refusal the listener decides (time, busy): h fails, out is its ERR line. */
 void serve_hs_refuse(struct serve_hs *h, const char *msg, char *out, size_t outlen);
+
+/* The peer's machine as INFO tells it: {hostname, cpu_model, cpu: {vendor,
+   family, model, stepping, microarchitecture}, cpus_online, core_clock_hz,
+   memory_bytes, kernel, arch} from a manifest's machine object (each null
+   where it is not known).  A new object. */
+json_t *serve_info_facts(json_t *machine);
+
+/* The MACHINE line (without its '\n') a client reads: 0 and a new object
+   of the keys above (checked: types, printable text of at most 200 bytes,
+   numbers in range; keys it does not know are left out, so a newer peer
+   may add some), or -1 and a message.  Any bytes at all may come in. */
+int serve_parse_info(const char *line, size_t len, json_t **out, char *err, size_t errlen);
+
+/* Ask the peer at addr ("HOST:PORT", "[V6]:PORT") for its machine (INFO),
+   signing with the token file token_path (NULL: an open peer), within
+   timeout_s.  0 and *out, or -1 with why in err (peer_info.c). */
+int serve_peer_machine(const char *addr, const char *token_path, double timeout_s, json_t **out,
+		       char *err, size_t errlen);
 
 /* Does `more` fit in a budget of `max` of which `used` is spent?  (No sum
    is formed: a length a client announces may be anything up to 2^64-1.) */

@@ -100,6 +100,7 @@ static const char *kind_text(enum unit_kind kind)
 	case UNIT_TIME: return "a time";
 	case UNIT_RATE: return "a rate";
 	case UNIT_PERCENT: return "a fraction";
+	case UNIT_FREQ: return "a frequency";
 	case UNIT_NUMBER: break;
 	}
 	return "a number";

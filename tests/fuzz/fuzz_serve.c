@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lib/hmac.h"
+#include "lib/text.h"
 #include "serve/serve.h"
 #include "fuzz_util.h"
 
@@ -39,6 +40,45 @@
 static int fails;
 
 #define FAIL(...) do { printf("# " __VA_ARGS__); printf("\n"); fails++; } while (0)
+
+/* The MACHINE line of INFO, as a client parses it: refused with a
+   printable message, or accepted as an object of the known keys only, each
+   of its type, text printable and bounded.  Tried as sent ("MACHINE " and
+   the stream) so that the JSON parser is reached. */
+static void check_info(const char *buf, size_t len)
+{
+	static const char *const keys[] = {"hostname", "cpu_model", "cpus_online", "core_clock_hz",
+					   "memory_bytes", "kernel", "arch", "cpu"};
+	char line[SERVE_INFO_MAX + 16], err[300];
+	size_t n = len < SERVE_INFO_MAX ? len : SERVE_INFO_MAX;
+	json_t *o, *v;
+	const char *k;
+
+	memcpy(line, "MACHINE ", 8);
+	memcpy(line + 8, buf, n);
+	for (int pass = 0; pass < 2; pass++) {
+		err[0] = '\0';
+		if (serve_parse_info(pass ? line : buf, pass ? n + 8 : len, &o, err, sizeof err) < 0) {
+			if (o || fz_bad_msg(err, sizeof err))
+				FAIL("info refused without a printable message, or with an object");
+			continue;
+		}
+		if (!json_is_object(o) || json_object_size(o) != 8)
+			FAIL("info accepted something else than the 8 known keys");
+		json_object_foreach(o, k, v) {
+			int known = 0;
+
+			for (size_t i = 0; i < 8; i++)
+				known |= !strcmp(k, keys[i]);
+			if (!known)
+				FAIL("info passed on an unknown key");
+			if (json_is_string(v) && (json_string_length(v) > 200 ||
+						  !text_printable_utf8(json_string_value(v))))
+				FAIL("info accepted unprintable or long text");
+		}
+		json_decref(o);
+	}
+}
 
 /* The control-line parsers and the checksum, on the stream as one line. */
 static void check_lines(const char *buf, size_t len)
@@ -54,7 +94,7 @@ static void check_lines(const char *buf, size_t len)
 		size_t sl = strlen(r.signed_part);
 
 		/* accepted: a known mode, values in range, signed part a suffix */
-		if (r.mode < SERVE_ECHO || r.mode > SERVE_CONN || r.cpu < -1 || r.cpu > 4095 ||
+		if (r.mode < SERVE_ECHO || r.mode > SERVE_INFO || r.cpu < -1 || r.cpu > 4095 ||
 		    (r.mode == SERVE_ECHO && (r.size == 0 || r.size > SERVE_ECHO_MAX)) ||
 		    sl > len || memcmp(buf + len - sl, r.signed_part, sl) != 0 ||
 		    memchr(buf, '\0', len) != NULL)
@@ -62,6 +102,7 @@ static void check_lines(const char *buf, size_t len)
 	} else if (fz_bad_msg(err, sizeof err)) {
 		FAIL("auth refused without a printable message");
 	}
+	check_info(buf, len);
 	struct serve_ck a = {0}, b = {0};
 	serve_ck_update(&a, buf, len);
 	for (size_t i = 0; i < len; i += 3)
@@ -260,12 +301,20 @@ static const char *const builtin[] = {
 	"SYSMETER 1 HELLO\nAUTH - SINK cpu=1\nSYMSI",
 	"SYSMETER 1 HELLO\r\nAUTH - CONN close=server\n",
 	"SYSMETER 7 HELLO\n",
+	"AUTH - INFO",
+	"SYSMETER 1 HELLO\nAUTH - INFO\n",
+	"MACHINE {\"hostname\":\"vm\",\"cpu_model\":\"AMD EPYC\",\"cpus_online\":2,"
+	"\"core_clock_hz\":2.5e9,\"memory_bytes\":25276063744,\"kernel\":\"Linux 6\","
+	"\"arch\":\"x86_64\",\"cpu\":{\"vendor\":\"AuthenticAMD\",\"family\":23,"
+	"\"model\":1,\"stepping\":2,\"microarchitecture\":\"Zen\"}}",
+	"{\"hostname\":null,\"cpu\":{\"family\":-1},\"x\":[1,2]}",
 };
 
 static const char *const tokens[] = {
 	"SYSMETER", "HELLO", "AUTH", "ECHO", "SINK", "CONN", "size=", "cpu=", "rcvbuf=", "close=",
 	"client", "server", " ", "\n", "-", "=", "1", "0", "4095", "1048576", "18446744073709551615",
-	"\r", "\x00", "\xff", "f", "SYMSINK1",
+	"\r", "\x00", "\xff", "f", "SYMSINK1", "INFO", "MACHINE ", "{", "}", "\"", ":", ",",
+	"null", "\\u0000", "1e308",
 };
 
 /* A SINK header, little-endian, into p. */

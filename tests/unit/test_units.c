@@ -75,6 +75,16 @@ static const struct parse_case parse_cases[] = {
 	{UNIT_RATE, "2KiB/s", 2048, NULL},
 	{UNIT_RATE, "1KB/s", 1000, NULL},
 	{UNIT_RATE, "12GB", NAN, "expected a rate like 12GB/s or 1Gbit/s, got '12GB'"},
+	{UNIT_RATE, "1Gb/s", 1e9 / 8, NULL},	/* a lowercase b: bits */
+	{UNIT_RATE, "51.2 GB/s", 51.2e9, NULL},
+	{UNIT_RATE, "2.5 Gbit/s", 2.5e9 / 8, NULL},
+	/* frequencies */
+	{UNIT_FREQ, "2.8GHz", 2.8e9, NULL},
+	{UNIT_FREQ, "800 MHz", 800e6, NULL},
+	{UNIT_FREQ, "2.8e9", 2.8e9, NULL},
+	{UNIT_FREQ, "100kHz", 1e5, NULL},
+	{UNIT_FREQ, "-1GHz", NAN, NULL},
+	{UNIT_FREQ, "2.8 Ghz", NAN, "expected a frequency like 2.8GHz or 800MHz, got '2.8 Ghz'"},
 	/* fractions */
 	{UNIT_PERCENT, "1%", 0.01, NULL},
 	{UNIT_PERCENT, "0.25", 0.25, NULL},

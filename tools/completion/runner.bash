@@ -12,7 +12,7 @@
 
 _runner_commands="run check list probe-help report rerun compare serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
-	--seed --peer --nfs --title --author --course --no-report -q --quiet -v --verbose -h --help
+	--seed --peer --nfs --machine --title --author --course --no-report -q --quiet -v --verbose -h --help
 	--version"
 # Every top-level spec key but quick (which --set refuses).
 _runner_spec_keys="name title group probe description params sweep repetitions warmup
@@ -127,7 +127,7 @@ _runner() {
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --out | --run-id | --probe-dir | --templates | --set | --filter | --seed | \
-			--peer | --nfs | --format | --threshold | --fail-on | --json)
+			--peer | --nfs | --machine | --format | --threshold | --fail-on | --json)
 			[[ $w == --probe-dir ]] && pdir=(--probe-dir "${COMP_WORDS[i + 1]}")
 			((i + 1 == COMP_CWORD)) || ((i++))
 			;;
@@ -160,7 +160,7 @@ _runner() {
 		COMPREPLY=($(compgen -W "regression change never" -- "$cur"))
 		return 0
 		;;
-	--json)
+	--json | --machine)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
