@@ -137,6 +137,14 @@ static int machine_name(struct pctx *c, const char *name, double *v, enum spec_q
 			source(c, name, *v, q, "measured core clock (machine.core_clock)");
 			return 0;
 		}
+		/* a clock given with --machine FILE: nobody measured it (so the
+		   report does not count cycles in it), but it is the user's
+		   word for the machine the prediction is for */
+		if (!strcmp(jsonutil_str((json_t *)cc, "source") ? jsonutil_str((json_t *)cc, "source") : "", "given") &&
+		    fact(cc, "hz", v) == 0) {
+			source(c, name, *v, q, "given: machine.core_clock");
+			return 0;
+		}
 		if (fact(m, "tsc_hz", v) == 0) {
 			source(c, name, *v, q, "the TSC frequency: the core clock %s",
 			       json_is_object(cc) ? "did not hold" : "was not measured");
