@@ -274,7 +274,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 
 	knees = json_object_get(json_object_get(res, "findings"), "knees");
 	kparam = jsonutil_str(knees, "param");
-	arr = json_is_object(knees) ? report_knees_view(knees, spec, &d) : json_array();
+	arr = json_is_object(knees) ? report_knees_view(knees, res, &d) : json_array();
 	report_view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
 	report_view_put(e, "knees", arr);
 	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
