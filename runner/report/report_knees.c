@@ -192,7 +192,7 @@ static json_t *memory_row(const struct curve *c, double ns_unit, const struct re
 		report_view_size_text(xmax, sz, sizeof sz);
 		report_view_put(r, "found", json_true());
 		report_view_put(r, "plateau", json_false());
-		report_view_put(r, "size", report_view_strf("%s (largest)", sz));
+		report_view_put(r, "size", report_view_strf("%s, the largest measured", sz));
 		report_view_put(r, "latency", report_view_num_unit(ymax * d->scale, d->label));
 		report_view_put(r, "cycles", isfinite(d->cyc) ? report_view_num(ymax * d->cyc)
 							     : report_view_str(REPORT_VIEW_DASH));
