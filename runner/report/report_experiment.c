@@ -202,7 +202,8 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	report_view_put(pv, "version", report_view_str(jsonutil_str(probe, "version")));
 	report_view_put(pv, "unit", report_view_str(jsonutil_str(probe, "unit")));
 	report_view_put(e, "probe", pv);
-	report_view_put(e, "method", json_is_object(spec) ? report_method_text(spec, json_object_get(res, "points"))
+	report_view_put(e, "method", json_is_object(spec) ? report_method_text(spec, json_object_get(res, "points"),
+							     jsonutil_str(probe, "unit"))
 				       : report_view_str(""));
 	arr = report_method_params(spec);
 	report_view_put(e, "has_params", json_boolean(json_array_size(arr) > 0));
