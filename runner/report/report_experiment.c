@@ -5,6 +5,7 @@
 #include "report/report_experiment.h"
 #include "report/report.h"
 #include "report/report_beside.h"
+#include "report/report_discussion.h"
 #include "report/report_knees.h"
 #include "report/report_markdown.h"
 #include "report/report_method.h"
@@ -283,6 +284,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	report_view_put(e, "filesystems", filesystems_view(points));
 	fc = jsonutil_str(json_object_get(json_object_get(res, "findings"), "file_cache"), "summary");
 	report_view_put(e, "file_cache", fc ? report_view_str(fc) : json_null());
+	report_view_put(e, "generated_discussion",
+			n_ok > 0 ? report_discussion_view(rm->run, name, res, &d) : json_array());
 
 	if (add_chart(rm, e, res, base, &d, n_ok) < 0) {
 		json_decref(e);
