@@ -222,9 +222,9 @@ static int metric_is_whole(json_t *points, const char *metric)
 }
 
 /* How one metric's column shows its values: byte counts as sizes
-   ("23.5GiB", never a raw 25276063740), times and rates rescaled like the
-   main table (units_display, from the metric's median value), whole
-   numbers without decimals. */
+   ("23.5GiB", never a raw 25276063740), rates rescaled like the main
+   table (units_display, from the metric's median value), times in the
+   probe's unit, whole numbers without decimals. */
 struct metric_fmt {
 	int bytes, whole;
 	double scale;
@@ -248,10 +248,22 @@ static void metric_format(json_t *points, const char *metric, const char *unit,
 	if (m)
 		typical = v[m / 2];
 	free(v);
+	char label[32];
+	double ns;
+
 	mf->bytes = unit && strcmp(unit, "bytes") == 0;
-	mf->scale = mf->bytes ? 1 : units_display(unit, typical, mf->unit, sizeof mf->unit, NULL);
-	if (mf->bytes)
-		mf->unit[0] = '\0';
+	mf->scale = 1;
+	snprintf(mf->unit, sizeof mf->unit, "%s", unit && !mf->bytes ? unit : "");
+	/* a rate in bytes/s reads as MB/s or GB/s; a time keeps its unit (the
+	   metric's name often says it: round_trip_ns) */
+	if (!mf->bytes && !units_is_time(unit, &ns)) {
+		double f = units_display(unit, typical, label, sizeof label, NULL);
+
+		if (strcmp(label, unit ? unit : "") != 0) {
+			mf->scale = f;
+			snprintf(mf->unit, sizeof mf->unit, "%s", label);
+		}
+	}
 	mf->whole = mf->scale == 1 && metric_is_whole(points, metric);
 }
 

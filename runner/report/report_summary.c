@@ -50,8 +50,11 @@ static size_t knee_rows(json_t *summary, json_t *e, const char *title, const cha
 			    json_object_get(seen, level))
 				continue;
 			jsonutil_set(seen, level, json_true());
-			if (asprintf(&op, "%s: %s, %s (%s)", title, level, jsonutil_str(r, "size"),
-				     jsonutil_str(k, "series")) < 0)
+			const char *size = jsonutil_str(r, "size");
+
+			if ((size && strcmp(size, REPORT_VIEW_DASH) != 0 ?
+			     asprintf(&op, "%s: %s, %s (%s)", title, level, size, jsonutil_str(k, "series")) :
+			     asprintf(&op, "%s: %s (%s)", title, level, jsonutil_str(k, "series"))) < 0)
 				op = NULL;
 			summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
 				    json_incref(json_object_get(r, "latency")),
