@@ -179,9 +179,9 @@ setup_file() {
 	[ -s "$png" ]
 }
 
-@test "report: no overfull box wider than 10pt in the LaTeX log" {
+@test "report: no overfull box wider than 1pt in the LaTeX log" {
 	have_tex || skip "no TeX installation"
-	run awk '/Overfull \\hbox \(/ { w = $3; sub(/\(/, "", w); sub(/pt/, "", w); if (w + 0 > 10) print }' "$FULL/report.log"
+	run awk '/Overfull \\hbox \(/ { w = $3; sub(/\(/, "", w); sub(/pt/, "", w); if (w + 0 > 1) print }' "$FULL/report.log"
 	[ -z "$output" ] || { echo "$output"; false; }
 }
 

@@ -43,7 +43,7 @@ struct curve {
 
 /* Whether point pt belongs to the series `key`: "all", or "a=1,b=2" (the
    other swept parameters' texts, results/analyze.c). */
-static int in_series(json_t *pt, const char *key)
+static int in_series(json_t *pt, const char *key, const char *sparam)
 {
 	json_t *txt = json_object_get(pt, "params_text");
 	char buf[1024], *save = NULL, *tok;
@@ -55,8 +55,12 @@ static int in_series(json_t *pt, const char *key)
 		char *eq = strchr(tok, '=');
 		const char *v;
 
-		if (!eq)
-			return 0;
+		if (!eq) {	/* an older key: the series parameter's value alone */
+			v = sparam ? jsonutil_str(txt, sparam) : NULL;
+			if (!v || strcmp(v, tok) != 0)
+				return 0;
+			continue;
+		}
 		*eq = '\0';
 		v = jsonutil_str(txt, tok);
 		if (!v || strcmp(v, eq + 1) != 0)
@@ -65,7 +69,8 @@ static int in_series(json_t *pt, const char *key)
 	return 1;
 }
 
-static void curve_of(json_t *points, const char *key, const char *xname, struct curve *c)
+static void curve_of(json_t *points, const char *key, const char *sparam, const char *xname,
+		     struct curve *c)
 {
 	json_t *pt;
 	size_t i;
@@ -80,7 +85,7 @@ static void curve_of(json_t *points, const char *key, const char *xname, struct 
 		double y = jsonutil_num(pt, "estimate");
 
 		if (!jsonutil_str(pt, "status") || strcmp(jsonutil_str(pt, "status"), "ok") != 0 ||
-		    !isfinite(x) || !isfinite(y) || !in_series(pt, key))
+		    !isfinite(x) || !isfinite(y) || !in_series(pt, key, sparam))
 			continue;
 		c->x[c->n] = x;
 		c->y[c->n++] = y;
@@ -246,7 +251,7 @@ json_t *report_knees_view(json_t *knees, json_t *res, const struct report_unit *
 		json_t *sysfs = json_object_get(s, "sysfs");
 		struct curve c;
 
-		curve_of(points, key, kparam ? kparam : "size", &c);
+		curve_of(points, key, sparam, kparam ? kparam : "size", &c);
 
 		/* keys are "64" or already "stride=64" */
 		report_view_put(k, "series", sparam && !strchr(key, '=') ?
