@@ -536,7 +536,7 @@ static void along(FILE *f, json_t *res, const char *xparam, const char *series)
 		if (va.lo <= vb.hi && vb.lo <= va.hi)
 			fprintf(f, "stayed about the same (%s and %s, CIs overlapping).", at, bt);
 		else
-			fprintf(f, "went from %s to %s (%s times).", at, bt, r);
+			fprintf(f, "%s from %s to %s (%s times).", vb.v > va.v ? "rose" : "fell", at, bt, r);
 	}
 out:
 	json_decref(xs);
