@@ -161,14 +161,18 @@ static void choose_axes(struct chart *c)
 		c->xname = NULL;
 	if (!c->xname && json_array_size(c->swept) > 0)
 		c->xname = json_string_value(json_array_get(c->swept, 0));
-	/* series: the spec's parameter, else every other swept parameter */
-	if (jsonutil_str(c->cspec, "series")) {
-		jsonutil_append(c->series_params, jsonutil_text(jsonutil_str(c->cspec, "series")));
-	} else {
-		json_array_foreach(c->swept, i, v)
-			if (!c->xname || strcmp(json_string_value(v), c->xname) != 0)
-				json_array_append(c->series_params, v);
-	}
+	/* series: the spec's parameter first, then every other swept
+	   parameter but x: points that differ in a swept choice are never
+	   joined into one line (file_read's sequential and random, under the
+	   spec's `series: cache`, would draw one zig-zag) */
+	const char *sp = jsonutil_str(c->cspec, "series");
+
+	if (sp && (!c->xname || strcmp(sp, c->xname) != 0))
+		jsonutil_append(c->series_params, jsonutil_text(sp));
+	json_array_foreach(c->swept, i, v)
+		if ((!c->xname || strcmp(json_string_value(v), c->xname) != 0) &&
+		    (!sp || strcmp(json_string_value(v), sp) != 0))
+			json_array_append(c->series_params, v);
 	if (c->xname)
 		c->xtype = param_type(res, c->xname);
 	/* strings, and any x drawn as bars, go on evenly spaced categories */

@@ -108,6 +108,7 @@ json_t *report_beside_view(const char *run, json_t *res, json_t *swept,
 	if (!theirs || !units_is_time(jsonutil_str(json_object_get(res, "probe"), "unit"), &ours_ns) ||
 	    !units_is_time(jsonutil_str(json_object_get(theirs, "probe"), "unit"), &theirs_ns)) {
 		report_view_put(view, "rows", json_array());
+		report_view_put(view, "has_rows", json_false());
 		report_view_put(view, "note", report_view_strf(
 			"%s has no results in this run (run its spec too to see these points beside it).",
 			name));
@@ -167,6 +168,7 @@ json_t *report_beside_view(const char *run, json_t *res, json_t *swept,
 		strf(note + strlen(note), sizeof note - strlen(note),
 		     " No prediction: %s has no round trip%s in this run.", rname,
 		     json_object_size(json_object_get(beside, "rtt_where")) ? " that fits rtt_where" : "");
+	report_view_put(view, "has_rows", json_boolean(json_array_size(rows) > 0));
 	report_view_put(view, "rows", rows);
 	report_view_put(view, "note", report_view_str(note));
 	json_decref(theirs);

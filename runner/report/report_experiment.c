@@ -5,6 +5,7 @@
 #include "report/report_experiment.h"
 #include "report/report.h"
 #include "report/report_beside.h"
+#include "report/report_discussion.h"
 #include "report/report_knees.h"
 #include "report/report_markdown.h"
 #include "report/report_method.h"
@@ -203,7 +204,8 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	report_view_put(pv, "version", report_view_str(jsonutil_str(probe, "version")));
 	report_view_put(pv, "unit", report_view_str(jsonutil_str(probe, "unit")));
 	report_view_put(e, "probe", pv);
-	report_view_put(e, "method", json_is_object(spec) ? report_method_text(spec, json_object_get(res, "points"))
+	report_view_put(e, "method", json_is_object(spec) ? report_method_text(spec, json_object_get(res, "points"),
+							     jsonutil_str(probe, "unit"))
 				       : report_view_str(""));
 	arr = report_method_params(spec);
 	report_view_put(e, "has_params", json_boolean(json_array_size(arr) > 0));
@@ -278,7 +280,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 
 	knees = json_object_get(json_object_get(res, "findings"), "knees");
 	kparam = jsonutil_str(knees, "param");
-	arr = json_is_object(knees) ? report_knees_view(knees, spec, &d) : json_array();
+	arr = json_is_object(knees) ? report_knees_view(knees, res, &d) : json_array();
 	report_view_put(e, "has_knees", json_boolean(json_array_size(arr) > 0));
 	report_view_put(e, "knees", arr);
 	report_view_put(e, "knees_param", report_view_str(kparam ? kparam : "size"));
@@ -286,6 +288,8 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	report_view_put(e, "filesystems", filesystems_view(points));
 	fc = jsonutil_str(json_object_get(json_object_get(res, "findings"), "file_cache"), "summary");
 	report_view_put(e, "file_cache", fc ? report_view_str(fc) : json_null());
+	report_view_put(e, "generated_discussion",
+			n_ok > 0 ? report_discussion_view(rm->run, name, res, &d) : json_array());
 
 	if (add_chart(rm, e, res, base, &d, n_ok) < 0) {
 		json_decref(e);

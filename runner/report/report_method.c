@@ -5,6 +5,7 @@
 #include "report/report_method.h"
 #include "report/report_view.h"
 #include "lib/jsonutil.h"
+#include "lib/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -139,7 +140,51 @@ static void adaptive_rounds(FILE *f, json_t *ra, json_t *points)
 	fputs(")", f);
 }
 
-json_t *report_method_text(json_t *spec, json_t *points)
+/* How long the points' samples lasted, from the data: the median over the
+   measured points of operations per sample x the time of one operation
+   (before subtractions), in seconds; NAN when the unit is not a time or no
+   point says.  The spec's min_sample_time_s is only the floor the
+   calibration aimed over (--quick lowers it). */
+static double sample_seconds(json_t *points, const char *unit)
+{
+	double ns, *v = calloc(json_array_size(points) + 1, sizeof *v), med = NAN;
+	size_t i, m = 0;
+	json_t *pt;
+
+	if (!v || !units_is_time(unit, &ns)) {
+		free(v);
+		return NAN;
+	}
+	json_array_foreach(points, i, pt) {
+		double it = jsonutil_num(pt, "iterations"), e = jsonutil_num(pt, "estimate_raw");
+
+		if (!isfinite(e))
+			e = jsonutil_num(pt, "estimate");
+		if (isfinite(it) && it > 0 && isfinite(e) && e > 0)
+			v[m++] = it * e * ns * 1e-9;
+	}
+	for (i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+		}
+	if (m)
+		med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+	free(v);
+	return med;
+}
+
+/* "2.1 ms", "350 µs", "1.5 s" */
+static void seconds_text(double s, char *buf, size_t len)
+{
+	if (s >= 1)
+		snprintf(buf, len, "%.2g s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.2g ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2g \xc2\xb5s", s * 1e6);
+}
+
+json_t *report_method_text(json_t *spec, json_t *points, const char *unit)
 {
 	json_t *reps = json_object_get(spec, "repetitions"), *out, *v;
 	json_t *o = json_object_get(spec, "outliers"), *e = json_object_get(spec, "estimate");
@@ -181,12 +226,19 @@ json_t *report_method_text(json_t *spec, json_t *points)
 	else if (jsonutil_str(spec, "warmup") && strcmp(jsonutil_str(spec, "warmup"), "auto") == 0)
 		fputs(" after warming up until the samples showed no trend or level change", f);
 	v = json_object_get(spec, "iterations");
-	if (json_is_number(v))
-		fprintf(f, "; %.0f operations per sample", json_number_value(v));
-	else if (one_op_per_sample(points))	/* a probe whose op is a whole pass (a program's run) */
+	double took = sample_seconds(points, unit);
+	char tt[32], mt[32];
+
+	seconds_text(took, tt, sizeof tt);
+	seconds_text(mst, mt, sizeof mt);
+	if (one_op_per_sample(points))	/* a probe whose op is a whole pass (a program's run) */
 		fputs("; each sample is one operation", f);
+	else if (json_is_number(v))
+		fprintf(f, "; %.0f operations per sample", json_number_value(v));
 	else if (isfinite(mst))
-		fprintf(f, "; each sample times enough operations to last %.3g ms", mst * 1e3);
+		fprintf(f, "; each sample times enough operations to last at least %s", mt);
+	if (!one_op_per_sample(points) && isfinite(took))
+		fprintf(f, " (a sample took %s, the median over the points)", tt);
 	fprintf(f, "; estimator: %s", !est ? "n/a" : strcmp(est, "trimmed_mean") == 0 ?
 		"trimmed mean" : est);
 	if (est && strcmp(est, "trimmed_mean") == 0 && isfinite(jsonutil_num(e, "p")))

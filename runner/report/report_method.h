@@ -14,7 +14,9 @@ json_t *report_method_params(json_t *spec);
 
 /* "10 to 100 samples (adaptive, ...) after 3 warm-up samples; ...;
    estimator: ...; outliers: ...": repetitions, warm-up, operations per
-   sample, estimator, outlier rule, subtracted baselines and CPU pinning. */
-json_t *report_method_text(json_t *spec, json_t *points);
+   sample, estimator, outlier rule, subtracted baselines and CPU pinning.
+   How long a sample took comes from the data (operations per sample x time
+   per operation, in the probe's unit), not from the spec's floor. */
+json_t *report_method_text(json_t *spec, json_t *points, const char *unit);
 
 #endif

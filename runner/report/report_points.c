@@ -5,6 +5,7 @@
 #include "report/report_points.h"
 #include "report/report_view.h"
 #include "lib/jsonutil.h"
+#include "lib/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -188,7 +189,7 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 	json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
 	json_t *sanity = json_array(), *pt;
 	size_t i;
-	int n_ok = 0;
+	int n_ok = 0, rounds = 0;
 
 	json_array_foreach(points, i, pt) {
 		json_t *p = vpoint(pt, swept, d), *pred = json_object_get(pt, "prediction");
@@ -199,6 +200,9 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 
 		if (json_is_true(json_object_get(p, "ok")))
 			n_ok++;
+		/* a rounds column only where some point ran more than one */
+		if (json_integer_value(json_object_get(pt, "n_rounds")) > 1)
+			rounds = 1;
 		if (!status || strcmp(status, "ok") != 0) {
 			json_t *pr = json_object();
 
@@ -221,6 +225,7 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 	}
 	report_view_put(e, "points", pts);
 	report_view_put(e, "has_table", json_boolean(n_ok > 0));
+	report_view_put(e, "has_rounds", json_boolean(rounds));
 	report_view_put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
 	report_view_put(e, "problems", problems);
 	report_view_put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
@@ -255,13 +260,105 @@ static int metric_is_whole(json_t *points, const char *metric)
 	return 1;
 }
 
+/* How one metric's column shows its values: byte counts as sizes
+   ("23.5GiB", never a raw 25276063740), rates rescaled like the main
+   table (units_display, from the metric's median value), times in the
+   probe's unit, whole numbers without decimals. */
+struct metric_fmt {
+	int bytes, whole;
+	double scale;
+	char unit[32];
+};
+
+static void metric_format(json_t *points, const char *metric, const char *unit,
+			  struct metric_fmt *mf)
+{
+	size_t n = json_array_size(points), m = 0, i;
+	double *v = calloc(n + 1, sizeof *v), typical = NAN;
+	json_t *pt;
+
+	json_array_foreach(points, i, pt)
+		if (v && isfinite(extra_median(pt, metric)))
+			v[m++] = fabs(extra_median(pt, metric));
+	for (i = 1; i < m; i++)		/* few points: insertion sort */
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+		}
+	if (m)
+		typical = v[m / 2];
+	free(v);
+	char label[32];
+	double ns;
+
+	mf->bytes = unit && strcmp(unit, "bytes") == 0;
+	mf->scale = 1;
+	snprintf(mf->unit, sizeof mf->unit, "%s", unit && !mf->bytes ? unit : "");
+	/* a rate in bytes/s reads as MB/s or GB/s; a time keeps its unit (the
+	   metric's name often says it: round_trip_ns) */
+	if (!mf->bytes && !units_is_time(unit, &ns)) {
+		double f = units_display(unit, typical, label, sizeof label, NULL);
+
+		if (strcmp(label, unit ? unit : "") != 0) {
+			mf->scale = f;
+			snprintf(mf->unit, sizeof mf->unit, "%s", label);
+		}
+	}
+	mf->whole = mf->scale == 1 && metric_is_whole(points, metric);
+}
+
+static json_t *metric_value(double v, const struct metric_fmt *mf)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return report_view_num(v);
+	if (mf->bytes) {
+		units_format_size_short(v, buf, sizeof buf);
+		return report_view_str(buf);
+	}
+	if (mf->whole)
+		return report_view_strf("%.0f", v == 0 ? 0.0 : v);
+	return report_view_num(v * mf->scale);
+}
+
+/* The secondary values cut into tables of at most EXTRAS_PER_TABLE
+   metrics, so that a probe with ten of them fits the page's width. */
+#define EXTRAS_PER_TABLE 6
+
+static json_t *extra_tables(json_t *metrics, json_t *rows)
+{
+	json_t *tables = json_array(), *r;
+	size_t n = json_array_size(metrics), from, i, k;
+
+	for (from = 0; from < n; from += EXTRAS_PER_TABLE) {
+		size_t to = from + EXTRAS_PER_TABLE < n ? from + EXTRAS_PER_TABLE : n;
+		json_t *t = json_object(), *ms = json_array(), *rs = json_array();
+
+		for (k = from; k < to; k++)
+			json_array_append(ms, json_array_get(metrics, k));
+		json_array_foreach(rows, i, r) {
+			json_t *r2 = json_object(), *vs = json_array();
+
+			for (k = from; k < to; k++)
+				json_array_append(vs, json_array_get(json_object_get(r, "values"), k));
+			report_view_put(r2, "swept", json_incref(json_object_get(r, "swept")));
+			report_view_put(r2, "values", vs);
+			jsonutil_append(rs, r2);
+		}
+		report_view_put(t, "metrics", ms);
+		report_view_put(t, "n_metrics", report_view_strf("%zu", to - from));
+		report_view_put(t, "extras", rs);
+		jsonutil_append(tables, t);
+	}
+	return tables;
+}
+
 /*
  * The "Secondary values" table: the probe's declared metrics (round_trip_ns
  * beside the derived switch cost, ns_per_byte beside the fault cost), one
  * row per point with the main table's swept columns, one column per metric
- * holding its median, in the probe's own unit (the names say the unit, as
- * in round_trip_ns, so they are not rescaled).  has_extras is false when no
- * metric has a value at any point.
+ * holding its median (struct metric_fmt says in which unit).  has_extras is
+ * false when no metric has a value at any point.
  */
 void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 {
@@ -269,22 +366,22 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 	json_t *metrics = json_array(), *rows = json_array(), *m, *pt;
 	size_t i, j, n_metrics = 0;
 	int any = 0;
-	int *whole = calloc(json_array_size(decl) + 1, sizeof *whole);
+	struct metric_fmt *fmt = calloc(json_array_size(decl) + 1, sizeof *fmt);
 
 	json_array_foreach(decl, i, m) {
 		json_t *v = json_object();
 		const char *name = jsonutil_str(m, "name"), *unit = jsonutil_str(m, "unit");
 		const char *help = jsonutil_str(m, "help");
 
-		if (!name)
+		if (!name || !fmt)
 			continue;
+		metric_format(points, name, unit, &fmt[i]);
+		unit = fmt[i].bytes ? NULL : fmt[i].unit;
 		report_view_put(v, "name", report_view_line(name));
 		report_view_put(v, "unit", report_view_line(unit));
 		report_view_put(v, "header", unit && *unit ? report_view_strf("%s (%s)", name, unit) : report_view_line(name));
 		report_view_put(v, "help", report_view_line(help));
 		jsonutil_append(metrics, v);
-		if (whole)
-			whole[i] = metric_is_whole(points, name);
 		n_metrics++;
 	}
 	json_array_foreach(points, i, pt) {
@@ -295,14 +392,12 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 			json_t *c;
 			double v;
 
-			if (!jsonutil_str(m, "name"))
+			if (!jsonutil_str(m, "name") || !fmt)
 				continue;
 			v = extra_median(pt, jsonutil_str(m, "name"));
 			any |= isfinite(v);
 			c = json_object();
-			/* without the flags (no memory), 3 significant digits */
-			report_view_put(c, "value", isfinite(v) && whole && whole[j] ?
-				 report_view_strf("%.0f", v == 0 ? 0.0 : v) : report_view_num(v));
+			report_view_put(c, "value", metric_value(v, &fmt[j]));
 			jsonutil_append(values, c);
 		}
 		report_view_put(r, "label", report_view_line(label ? label : ""));
@@ -311,7 +406,8 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 		jsonutil_append(rows, r);
 		free(label);
 	}
-	free(whole);
+	free(fmt);
+	report_view_put(e, "extra_tables", extra_tables(metrics, rows));
 	report_view_put(e, "metrics", metrics);
 	report_view_put(e, "n_metrics", report_view_strf("%zu", n_metrics));
 	report_view_put(e, "extras", rows);

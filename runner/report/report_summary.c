@@ -34,21 +34,27 @@ static void summary_row(json_t *summary, const char *operation, const char *anch
 	jsonutil_append(summary, r);
 }
 
-/* The rows of the levels found as knees (from e's view of them); returns
-   how many. */
+/* The rows of the levels found as knees (from e's view of them): one per
+   level, from the first series that found it; returns how many. */
 static size_t knee_rows(json_t *summary, json_t *e, const char *title, const char *anchor)
 {
-	json_t *kv = json_object_get(e, "knees"), *k, *r;
+	json_t *kv = json_object_get(e, "knees"), *k, *r, *seen = json_object();
 	size_t i, j, rows = 0;
 
 	json_array_foreach(kv, i, k)
 		json_array_foreach(json_object_get(k, "rows"), j, r) {
+			const char *level = jsonutil_str(r, "level");
 			char *op = NULL;
 
-			if (!json_is_true(json_object_get(r, "found")))
+			if (!json_is_true(json_object_get(r, "found")) || !level ||
+			    json_object_get(seen, level))
 				continue;
-			if (asprintf(&op, "%s: %s (%s)", title, jsonutil_str(r, "level"),
-				     jsonutil_str(k, "series")) < 0)
+			jsonutil_set(seen, level, json_true());
+			const char *size = jsonutil_str(r, "size");
+
+			if ((size && strcmp(size, REPORT_VIEW_DASH) != 0 ?
+			     asprintf(&op, "%s: %s, %s (%s)", title, level, size, jsonutil_str(k, "series")) :
+			     asprintf(&op, "%s: %s (%s)", title, level, jsonutil_str(k, "series"))) < 0)
 				op = NULL;
 			summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
 				    json_incref(json_object_get(r, "latency")),
@@ -56,6 +62,100 @@ static size_t knee_rows(json_t *summary, json_t *e, const char *title, const cha
 			free(op);
 			rows++;
 		}
+	json_decref(seen);
+	return rows;
+}
+
+/* The file cache found (findings.file_cache): one row with its size, not
+   the per-size read times; returns how many. */
+static size_t file_cache_row(json_t *summary, json_t *res, const char *title, const char *anchor)
+{
+	json_t *fc = json_object_get(json_object_get(res, "findings"), "file_cache");
+	double knee = jsonutil_num(fc, "knee_bytes");
+	char *op = NULL;
+
+	if (!isfinite(knee))
+		return 0;
+	if (asprintf(&op, "%s: the file cache found", title) < 0)
+		op = NULL;
+	summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
+		    report_view_size(knee), report_view_str(REPORT_VIEW_DASH), NULL, NULL);
+	free(op);
+	return 1;
+}
+
+/* The chart's x: the spec's chart x, else the first swept parameter. */
+static const char *x_param(json_t *res, json_t *swept)
+{
+	const char *x = jsonutil_str(json_object_get(json_object_get(res, "spec"), "chart"), "x");
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(swept, i, n)
+		if (x && strcmp(json_string_value(n), x) == 0)
+			return x;
+	return json_string_value(json_array_get(swept, 0));
+}
+
+#define SUMMARY_MAX_MODES 8
+
+/* A long sweep without predictions: one row per mode (each choice of the
+   swept parameters other than x: file_read's cache and order) with its
+   value at the largest x, when there are at most SUMMARY_MAX_MODES modes
+   and x is numeric; returns how many rows, 0 when it does not apply. */
+static size_t mode_rows(json_t *summary, json_t *res, json_t *swept, const char *title,
+			const char *anchor, const struct report_unit *d)
+{
+	json_t *points = json_object_get(res, "points"), *pt, *others = json_array(), *n;
+	json_t *best = json_object();	/* mode label -> point at the largest x */
+	const char *x = x_param(res, swept), *mode;
+	size_t i, rows = 0;
+
+	json_array_foreach(swept, i, n)
+		if (!x || strcmp(json_string_value(n), x) != 0)
+			json_array_append(others, n);
+	json_array_foreach(points, i, pt) {
+		char *label;
+		json_t *b;
+
+		if (!point_has_value(pt) || !x ||
+		    !isfinite(jsonutil_num(json_object_get(pt, "params"), x)))
+			continue;
+		label = report_points_label(pt, others, ", ");
+		if (!label)
+			continue;
+		b = json_object_get(best, label);
+		if (!b || jsonutil_num(json_object_get(pt, "params"), x) >
+			  jsonutil_num(json_object_get(b, "params"), x))
+			json_object_set(best, label, pt);
+		free(label);
+	}
+	if (json_object_size(best) == 0 || json_object_size(best) > SUMMARY_MAX_MODES ||
+	    json_array_size(others) == 0) {
+		json_decref(best);
+		json_decref(others);
+		return 0;
+	}
+	json_object_foreach(best, mode, pt) {
+		json_t *ci = json_object_get(pt, "ci");
+		double est = jsonutil_num(pt, "estimate"), clo, chi;
+		const char *xt = jsonutil_str(json_object_get(pt, "params_text"), x);
+		char *op = NULL;
+
+		clo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+		chi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+		if (asprintf(&op, "%s (%s; %s=%s)", title, mode, x, xt ? xt : "?") < 0)
+			op = NULL;
+		summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
+			    report_view_num_unit(est * d->scale, d->label),
+			    isfinite(d->cyc) ? report_view_num(est * d->cyc) : report_view_str(REPORT_VIEW_DASH),
+			    isfinite(clo) && isfinite(chi) ? report_view_ci(clo * d->scale, chi * d->scale) : NULL,
+			    NULL);
+		free(op);
+		rows++;
+	}
+	json_decref(best);
+	json_decref(others);
 	return rows;
 }
 
@@ -67,6 +167,9 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 	const char *title = jsonutil_str(e, "title"), *anchor = jsonutil_str(e, "anchor");
 	size_t i, n_ok = 0, rows = 0;
 	double lo = INFINITY, hi = -INFINITY;
+
+	int file_cache = isfinite(jsonutil_num(json_object_get(json_object_get(res, "findings"),
+							       "file_cache"), "knee_bytes"));
 
 	json_array_foreach(points, i, pt)
 		if (point_has_value(pt))
@@ -80,7 +183,7 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 	json_array_foreach(points, i, pt) {
 		json_t *pred = json_object_get(pt, "prediction");
 		double est = jsonutil_num(pt, "estimate"), pv = jsonutil_num(pred, "value");
-		int want = isfinite(pv) || (n_ok <= 6 && !knees);
+		int want = isfinite(pv) || (n_ok <= 6 && !knees && !file_cache);
 		char *label, *op;
 
 		if (!point_has_value(pt))
@@ -115,6 +218,10 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 	}
 	if (knees)
 		rows += knee_rows(summary, e, title, anchor);
+	if (file_cache)
+		rows += file_cache_row(summary, res, title, anchor);
+	if (rows == 0)
+		rows = mode_rows(summary, res, swept, title, anchor, d);
 	if (rows == 0) {
 		/* a long sweep without predictions or findings: its range */
 		char a[64], b[64], ca[64], cb[64];
