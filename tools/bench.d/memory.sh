@@ -7,8 +7,9 @@
 #    all threads, and major/minor fault costs: each from 3 runs, with the
 #    run-to-run CV of the estimate (targets: latency under 2 % in L1, L2
 #    and DRAM; read bandwidth under 3 %);
-#  - when installed, sysbench's memory test and mbw beside the bandwidth
-#    (independent tools, their own conventions: see the labels).
+#  - when installed, sysbench's memory test, mbw and lmbench's bw_mem rd
+#    (1 and all readers, 512 MiB each) beside the bandwidth (independent
+#    tools, their own conventions: see the labels).
 set -u
 : "${BUILD:=build}"
 : "${RUNNER:=$PWD/$BUILD/runner}"
@@ -140,6 +141,34 @@ if command -v sysbench >/dev/null 2>&1; then
 	done
 else
 	echo "sysbench: not installed (apt-get install sysbench) - skipped"
+fi
+# lmbench's bw_mem rd beside ours on the same geometry: 512 MiB per reader
+# (bw_mem -P N gives each of its N processes its own 512 MiB; our size is
+# split among the threads, so N x 512 MiB).  bw_mem reports a median of its
+# repetitions in MB/s (10^6); ours the peak (max) and the median in GB/s.
+# Debian bookworm has no lmbench package: build it from source and put
+# bw_mem in PATH, or set BW_MEM=/path/to/bw_mem (docs/methodology.md,
+# "Against lmbench's bw_mem").
+BW_MEM=${BW_MEM:-$(command -v bw_mem 2>/dev/null || ls /usr/lib/lmbench/bin/*/bw_mem 2>/dev/null | head -1)}
+if [ -n "$BW_MEM" ] && [ -x "$BW_MEM" ]; then
+	for n in 1 "$NCPU"; do
+		run "bwm$n" specs/ram_bandwidth.yaml --set ram_bandwidth.params.op=read \
+			--set "ram_bandwidth.params.threads=$n" --set "ram_bandwidth.params.size=$((512 * n))MiB" \
+			--set ram_bandwidth.rounds=3
+		ours=$(python3 - "$tmp/out/bwm$n/results/ram_bandwidth.json" <<'PY'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))["points"][0]
+    print("peak %.2f, median %.2f GB/s" % (p["estimate"], p["stats"]["median"]))
+except Exception:
+    print("n/a")
+PY
+)
+		bwm=$("$BW_MEM" -N 5 -P "$n" 512m rd 2>&1 | awk 'NF == 2 { printf "%.2f", $2 / 1000 }')
+		echo "read, $n reader(s), 512 MiB each: ram_bandwidth $ours; bw_mem -P $n 512m rd ${bwm:-n/a} GB/s (median)"
+	done
+else
+	echo "bw_mem: not found (lmbench is not packaged in Debian bookworm; BW_MEM=/path/to/bw_mem) - skipped"
 fi
 if command -v mbw >/dev/null 2>&1; then
 	taskset -c 0 mbw -q -n 5 -t 0 256 2>/dev/null | awk '/^AVG/ { printf "mbw memcpy, 256 MiB arrays: %.2f GB/s copied (mbw counts bytes once; x2 for the STREAM convention: %.2f)\n", $(NF-1) * 1.048576e-3, 2 * $(NF-1) * 1.048576e-3 }'
