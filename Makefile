@@ -79,7 +79,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # tests/fuzz/<name>.c: a fuzz harness with a plain main(), run by the suite as a unit test
 UNIT_BIN    += $(patsubst tests/fuzz/%.c,$(BUILD)/tests/test_%,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all runner probes fixtures unit deps run test test-one bench install uninstall clean help fuzz fuzz-build
+.PHONY: all runner probes fixtures unit deps run run-opt-in test test-one bench install uninstall clean help fuzz fuzz-build
 all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
 
 runner: $(BUILD)/runner
@@ -126,6 +126,11 @@ deps:
 
 run: all
 	$(BUILD)/runner $(if $(filter 0,$(shell id -u)),--peer netns --nfs netns) specs/
+
+# Experiments too long for `make run` (docs/methodology.md says why): the
+# whole machine's page cache (file_cache_machine: tens of GiB read, minutes).
+run-opt-in: all
+	$(BUILD)/runner specs/opt-in/
 
 # The whole suite, warnings as errors, in a normal build and again under
 # ASan+UBSan, ending with one "N passed, N failed" line.
@@ -216,4 +221,4 @@ clean:
 	rm -rf build build-san build-fuzz
 
 help:
-	@echo "make run | test | test-one | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | clean"
+	@echo "make run | run-opt-in | test | test-one | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | clean"

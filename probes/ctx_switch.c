@@ -30,6 +30,26 @@
  * each side makes exactly one of each per round trip, whoever ran first.
  * The metric of the mechanism not in use is NaN (written as null).
  *
+ * `mechanism: condvar` hands the turn over through a pthread condition
+ * variable and its mutex, the textbook way two threads take turns: A locks,
+ * sets turn = 1, signals B's condition variable and waits on its own until
+ * turn == 0; B, waiting on its condition variable with the mutex, wakes,
+ * sets turn = 0, signals A's and waits again.  The mutex and both condition
+ * variables live on the shared page (PTHREAD_PROCESS_SHARED for processes).
+ * Each signal is made with the mutex held, so a woken task on the same CPU
+ * may find the mutex still taken and block on it once more: that is part of
+ * what a condition-variable hand-off costs and shows in vcsw_a.  Its
+ * single-task overhead (condvar_ns) is a lock, a pthread_cond_signal with no
+ * waiter and an unlock of a second mutex and condition variable: the
+ * non-blocking part of each side's turn.
+ *
+ * vcsw_a, vcsw_b: each task's voluntary context switches (getrusage
+ * RUSAGE_THREAD: the times it blocked) per round trip.  On one CPU a task
+ * woken by a write is run at once (wake-up preemption), so its partner is
+ * preempted rather than blocked and a clean hand-off shows between 0.5 and
+ * 1 per task; a condition variable signalled under the mutex shows the
+ * extra block on the mutex.
+ *
  * `placement: cross` puts B on another CPU: then nothing is switched on
  * either CPU and the value is a one-way cross-CPU hand-off (a wake-up IPI
  * and, on a VM, possibly the wake-up of an idle vCPU: tens of us).  It is
@@ -71,6 +91,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -88,6 +109,7 @@ struct cs_report {
 	uint64_t count;			/* tokens handled since the last report */
 	int32_t cpu;			/* where B runs */
 	int32_t pad;
+	int64_t vcsw;			/* B's voluntary context switches so far, -1 unknown */
 };
 
 /* Memory both tasks see: a MAP_SHARED page for processes. */
@@ -97,11 +119,16 @@ struct cs_shared {
 	struct cs_report rep;		/* written by B on CMD_REPORT */
 	char pad[64];
 	_Atomic uint32_t self;		/* A's single-task word, always 0 */
+	/* condvar mechanism: `turn` and `cmd` under `mx`; A waits on cv_a,
+	   B on cv_b; self_mx/self_cv for A's single-task overhead. */
+	pthread_mutex_t mx, self_mx;
+	pthread_cond_t cv_a, cv_b, self_cv;
 };
 
 struct cs_state {
 	int process;			/* kind: process (1) or thread (0) */
-	int futex;			/* mechanism: futex (1) or pipe (0) */
+	int futex;			/* mechanism: futex or condvar (1), pipe (0) */
+	int condvar;			/* mechanism: condvar (1) */
 	int cross;			/* placement: cross (1) or same (0) */
 	int cpu_a, cpu_b;
 	int ab[2], ba[2], self[2];	/* pipes A->B, B->A, A->A */
@@ -109,11 +136,12 @@ struct cs_state {
 	pid_t pid;			/* partner process, 0 if none */
 	pthread_t thr; int have_thr;	/* partner thread */
 	int restore; cpu_set_t orig;	/* A's affinity before setup */
+	int64_t vcsw_b;			/* B's count at the last report, -1 unknown */
 	int masked; sigset_t oldmask;	/* SIGPIPE blocked in A since setup */
 };
 
 enum cs_kind { CS_PROCESS, CS_THREAD };
-enum cs_mechanism { CS_PIPE, CS_FUTEX };
+enum cs_mechanism { CS_PIPE, CS_FUTEX, CS_CONDVAR };
 enum cs_placement { CS_SAME, CS_CROSS };
 
 struct cs_cfg {
@@ -124,8 +152,9 @@ static const struct probe_param cs_params[] = {
 	PROBE_PARAM_CHOICE(struct cs_cfg, kind, "process", "what the two tasks are",
 		{ "process", CS_PROCESS }, { "thread", CS_THREAD }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, mechanism, "pipe",
-		"how the token travels: lmbench's pipes, or a futex word",
-		{ "pipe", CS_PIPE }, { "futex", CS_FUTEX }),
+		"how the token travels: lmbench's pipes, a futex word, or a pthread "
+		"condition variable and mutex",
+		{ "pipe", CS_PIPE }, { "futex", CS_FUTEX }, { "condvar", CS_CONDVAR }),
 	PROBE_PARAM_CHOICE(struct cs_cfg, placement, "same",
 		"same: both tasks on one CPU (a switch); cross: on two CPUs (a hand-off)",
 		{ "same", CS_SAME }, { "cross", CS_CROSS }),
@@ -138,10 +167,13 @@ static const struct probe_metric cs_metrics[] = {
 	{ "futex_ns", "ns", "single-task FUTEX_WAKE + non-blocking FUTEX_WAIT (futex mechanism; null otherwise)" },
 	{ "cpu_a", "cpu", "CPU of the sampling task at the end of the sample" },
 	{ "cpu_b", "cpu", "CPU of the partner task at the end of the sample" },
+	{ "condvar_ns", "ns", "single-task mutex lock + pthread_cond_signal (no waiter) + unlock (condvar mechanism; null otherwise)" },
+	{ "vcsw_a", "switches", "voluntary context switches (blocks) of the sampling task per round trip (getrusage)" },
+	{ "vcsw_b", "switches", "voluntary context switches (blocks) of the partner task per round trip (getrusage)" },
 	{ 0 }
 };
 
-enum { X_RT, X_PIPE, X_FUTEX, X_CPU_A, X_CPU_B };
+enum { X_RT, X_PIPE, X_FUTEX, X_CPU_A, X_CPU_B, X_CONDVAR, X_VCSW_A, X_VCSW_B };
 
 static inline double cs_ns(double hz, uint64_t t)
 {
@@ -192,6 +224,14 @@ static int cs_read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/* The calling thread's voluntary context switches so far, -1 if unknown. */
+static long cs_vcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : -1;
+}
+
 /* B over pipes: echo tokens, answer reports, stop on QUIT or end of file. */
 static void cs_pipe_partner(int rfd, int wfd)
 {
@@ -210,7 +250,7 @@ static void cs_pipe_partner(int rfd, int wfd)
 			if (write(wfd, &c, 1) != 1)
 				return;
 		} else if (c == REPORT) {
-			struct cs_report rep = { count, sched_getcpu(), 0 };
+			struct cs_report rep = { count, sched_getcpu(), 0, cs_vcsw() };
 
 			count = 0;
 			if (cs_write_all(wfd, &rep, sizeof rep) < 0)
@@ -237,6 +277,7 @@ static void cs_futex_partner(struct cs_shared *sh, int shared)
 		case CMD_REPORT:
 			sh->rep.count = count;
 			sh->rep.cpu = sched_getcpu();
+			sh->rep.vcsw = cs_vcsw();
 			count = 0;
 			atomic_store(&sh->cmd, CMD_TOKEN);
 			break;
@@ -248,11 +289,44 @@ static void cs_futex_partner(struct cs_shared *sh, int shared)
 	}
 }
 
+/* B over a condition variable: the same protocol as the futex partner, the
+   turn guarded by the mutex.  B holds the mutex except while it waits. */
+static void cs_condvar_partner(struct cs_shared *sh)
+{
+	uint64_t count = 0;
+	int quit = 0;
+
+	pthread_mutex_lock(&sh->mx);
+	while (!quit) {
+		while (atomic_load(&sh->turn) == 0)
+			pthread_cond_wait(&sh->cv_b, &sh->mx);
+		switch (atomic_load(&sh->cmd)) {
+		case CMD_QUIT:
+			quit = 1;
+			break;
+		case CMD_REPORT:
+			sh->rep.count = count;
+			sh->rep.cpu = sched_getcpu();
+			sh->rep.vcsw = cs_vcsw();
+			count = 0;
+			atomic_store(&sh->cmd, CMD_TOKEN);
+			break;
+		default:
+			count++;
+		}
+		atomic_store(&sh->turn, 0);
+		pthread_cond_signal(&sh->cv_a);
+	}
+	pthread_mutex_unlock(&sh->mx);
+}
+
 static void *cs_thread_main(void *arg)
 {
 	struct cs_state *s = arg;
 
-	if (s->futex)
+	if (s->condvar)
+		cs_condvar_partner(s->sh);
+	else if (s->futex)
 		cs_futex_partner(s->sh, 0);
 	else
 		cs_pipe_partner(s->ab[0], s->ba[1]);
@@ -269,12 +343,26 @@ static inline void cs_futex_rt(struct cs_shared *sh, int shared)
 	while (atomic_load(&sh->turn) == 1);
 }
 
+/* One condition-variable round trip from A's side. */
+static inline void cs_condvar_rt(struct cs_shared *sh)
+{
+	pthread_mutex_lock(&sh->mx);
+	atomic_store(&sh->turn, 1);
+	pthread_cond_signal(&sh->cv_b);
+	while (atomic_load(&sh->turn) == 1)
+		pthread_cond_wait(&sh->cv_a, &sh->mx);
+	pthread_mutex_unlock(&sh->mx);
+}
+
 /* Ask B for its token count and CPU (untimed). */
 static int cs_report(struct cs_state *s, struct cs_report *rep, char *err, size_t errlen)
 {
 	if (s->futex) {
 		atomic_store(&s->sh->cmd, CMD_REPORT);
-		cs_futex_rt(s->sh, s->process);
+		if (s->condvar)
+			cs_condvar_rt(s->sh);
+		else
+			cs_futex_rt(s->sh, s->process);
 		*rep = s->sh->rep;
 		return 0;
 	}
@@ -352,7 +440,10 @@ static int cs_start_partner(struct cs_state *s, char *err, size_t errlen)
 			_exit(0);
 		if (s->cross && cs_pin(0, s->cpu_b) < 0)
 			_exit(1);
-		if (s->futex) {
+		if (s->condvar) {
+			cs_close_others(-1, -1);
+			cs_condvar_partner(s->sh);
+		} else if (s->futex) {
 			cs_close_others(-1, -1);
 			cs_futex_partner(s->sh, 1);
 		} else {
@@ -375,7 +466,13 @@ static void cs_teardown(void *state)
 	struct cs_state *s = state;
 
 	if (s->have_thr) {		/* ask B to stop; a process is killed */
-		if (s->futex) {
+		if (s->condvar) {
+			pthread_mutex_lock(&s->sh->mx);
+			atomic_store(&s->sh->cmd, CMD_QUIT);
+			atomic_store(&s->sh->turn, 1);
+			pthread_cond_signal(&s->sh->cv_b);
+			pthread_mutex_unlock(&s->sh->mx);
+		} else if (s->futex) {
 			atomic_store(&s->sh->cmd, CMD_QUIT);
 			atomic_store(&s->sh->turn, 1);
 			cs_futex(&s->sh->turn, FUTEX_WAKE, 1, s->process);
@@ -396,8 +493,12 @@ static void cs_teardown(void *state)
 		if (s->ba[i] >= 0) close(s->ba[i]);
 		if (s->self[i] >= 0) close(s->self[i]);
 	}
-	if (s->sh)
+	if (s->sh) {
+		/* a killed partner process may have left the shared mutex
+		   taken: the objects are not destroyed, only unmapped (their
+		   memory goes with the page) */
 		munmap(s->sh, sizeof *s->sh);
+	}
 	if (s->restore)
 		sched_setaffinity(0, sizeof s->orig, &s->orig);
 	if (s->masked) {		/* drop a SIGPIPE a dead partner caused */
@@ -412,6 +513,35 @@ static void cs_teardown(void *state)
 	}
 }
 
+/* The mutexes and condition variables on the shared page; process-shared
+   for processes.  0 or an errno. */
+static int cs_condvar_init(struct cs_shared *sh, int process)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	int rc;
+
+	if ((rc = pthread_mutexattr_init(&ma)) != 0)
+		return rc;
+	if ((rc = pthread_condattr_init(&ca)) != 0) {
+		pthread_mutexattr_destroy(&ma);
+		return rc;
+	}
+	if (process && ((rc = pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED)) != 0 ||
+			(rc = pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED)) != 0))
+		goto out;
+	if ((rc = pthread_mutex_init(&sh->mx, &ma)) != 0 ||
+	    (rc = pthread_mutex_init(&sh->self_mx, &ma)) != 0 ||
+	    (rc = pthread_cond_init(&sh->cv_a, &ca)) != 0 ||
+	    (rc = pthread_cond_init(&sh->cv_b, &ca)) != 0 ||
+	    (rc = pthread_cond_init(&sh->self_cv, &ca)) != 0)
+		goto out;
+out:
+	pthread_condattr_destroy(&ca);
+	pthread_mutexattr_destroy(&ma);
+	return rc;
+}
+
 static int cs_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -423,7 +553,8 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	for (int i = 0; i < 2; i++)
 		s->ab[i] = s->ba[i] = s->self[i] = -1;
 	s->process = c->kind == CS_PROCESS;
-	s->futex = c->mechanism == CS_FUTEX;
+	s->condvar = c->mechanism == CS_CONDVAR;
+	s->futex = c->mechanism == CS_FUTEX || s->condvar;
 	s->cross = c->placement == CS_CROSS;
 
 	/* Where: A on the runner's CPU (else the first allowed one), B on the
@@ -490,6 +621,10 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		snprintf(err, errlen, "mmap: %s", strerror(errno));
 		return rc;
 	}
+	if (s->condvar && (rc = cs_condvar_init(s->sh, s->process)) != 0) {
+		snprintf(err, errlen, "pthread condition variable: %s", strerror(rc));
+		return -rc;
+	}
 	if (!s->futex && (pipe(s->ab) < 0 || pipe(s->ba) < 0)) {
 		rc = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -507,6 +642,7 @@ static int cs_setup(void *state, const void *cfg, const struct probe_host *h, ch
 			 (int)rep.cpu, s->cpu_b);
 		return -EINVAL;
 	}
+	s->vcsw_b = rep.vcsw;
 	return 0;
 }
 
@@ -517,7 +653,15 @@ static int cs_overhead(struct cs_state *s, double hz, uint64_t n, uint64_t *tick
 	uint64_t t0, t1;
 	char c = TOK;
 
-	if (s->futex) {
+	if (s->condvar) {
+		t0 = pt_begin(hz);
+		for (uint64_t i = 0; i < n; i++) {
+			pthread_mutex_lock(&s->sh->self_mx);
+			pthread_cond_signal(&s->sh->self_cv);
+			pthread_mutex_unlock(&s->sh->self_mx);
+		}
+		t1 = pt_end(hz);
+	} else if (s->futex) {
 		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++) {
 			cs_futex(&s->sh->self, FUTEX_WAKE, 1, s->process);
@@ -546,7 +690,13 @@ static int cs_round_trips(struct cs_state *s, double hz, uint64_t n, uint64_t *t
 	uint64_t t0, t1;
 	char c = TOK;
 
-	if (s->futex) {
+	if (s->condvar) {
+		atomic_store(&s->sh->cmd, CMD_TOKEN);
+		t0 = pt_begin(hz);
+		for (uint64_t i = 0; i < n; i++)
+			cs_condvar_rt(s->sh);
+		t1 = pt_end(hz);
+	} else if (s->futex) {
 		atomic_store(&s->sh->cmd, CMD_TOKEN);
 		t0 = pt_begin(hz);
 		for (uint64_t i = 0; i < n; i++)
@@ -579,12 +729,17 @@ static int cs_sample(void *state, uint64_t iterations, const struct probe_host *
 	uint64_t ov1 = 0, ov2 = 0, rt = 0;
 	struct cs_report rep;
 	double rt_ns, ov_ns, hz = pt_clock_hz(h->tsc_hz);
+	long vcsw0, vcsw1;
 	int rc, cpu_a;
 
 	errno = 0;
-	if ((rc = cs_overhead(s, hz, half, &ov1, err, errlen)) < 0 ||
-	    (rc = cs_round_trips(s, hz, n, &rt, err, errlen)) < 0 ||
-	    (rc = cs_overhead(s, hz, n - half, &ov2, err, errlen)) < 0)
+	if ((rc = cs_overhead(s, hz, half, &ov1, err, errlen)) < 0)
+		return rc;
+	vcsw0 = cs_vcsw();
+	if ((rc = cs_round_trips(s, hz, n, &rt, err, errlen)) < 0)
+		return rc;
+	vcsw1 = cs_vcsw();
+	if ((rc = cs_overhead(s, hz, n - half, &ov2, err, errlen)) < 0)
 		return rc;
 	cpu_a = sched_getcpu();
 	rc = cs_report(s, &rep, err, errlen);
@@ -596,7 +751,14 @@ static int cs_sample(void *state, uint64_t iterations, const struct probe_host *
 	out->value = (rt_ns - 2.0 * ov_ns) / 2.0;
 	out->extra[X_RT] = rt_ns;
 	out->extra[X_PIPE] = s->futex ? NAN : ov_ns;
-	out->extra[X_FUTEX] = s->futex ? ov_ns : NAN;
+	out->extra[X_FUTEX] = s->futex && !s->condvar ? ov_ns : NAN;
+	out->extra[X_CONDVAR] = s->condvar ? ov_ns : NAN;
+	out->extra[X_VCSW_A] = vcsw0 >= 0 && vcsw1 >= 0 ? (double)(vcsw1 - vcsw0) / (double)n : NAN;
+	/* B's blocks between the last report and this one: the round trips
+	   and this report's own hand-off (one block), not counted */
+	out->extra[X_VCSW_B] = s->vcsw_b >= 0 && rep.vcsw >= 0
+		? (double)(rep.vcsw - s->vcsw_b - 1) / (double)n : NAN;
+	s->vcsw_b = rep.vcsw;
 	out->extra[X_CPU_A] = cpu_a;
 	out->extra[X_CPU_B] = rep.cpu;
 
@@ -621,8 +783,8 @@ static int cs_sample(void *state, uint64_t iterations, const struct probe_host *
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "ctx_switch",
-	.version = "1.0",
-	.summary = "context switch between two processes or threads on one CPU (pipe or futex)",
+	.version = "1.1",
+	.summary = "context switch between two processes or threads on one CPU (pipe, futex or condvar)",
 	.unit = "ns",
 	.bigger_is_better = 0,
 	.params = cs_params,

@@ -11,7 +11,8 @@
  * Unit:   µs per block; metrics p50_us, p99_us, mib_per_s, resident (share
  *         of the file cached before the pass, mincore), limit (bytes, 0 =
  *         none), and at setup the kernel's MemTotal, MemAvailable and
- *         Cached (bytes) to set the knee beside.
+ *         Cached (bytes) to set the knee beside; file_bytes, the size
+ *         measured (what the file_cache finding places the knee by).
  * Method: with `limit` > 0 the probe's process is moved into a child memory
  *         cgroup of its own (v1: memory.limit_in_bytes; v2: memory.max)
  *         named sysmeter-fs-PID, so the knee of a chosen limit is found
@@ -29,12 +30,22 @@
  *         process's own memory and some kernel memory, so the knee lies a
  *         little below the limit.  Without a limit, the knee is about
  *         MemAvailable, not MemTotal (kernel, other processes, dirty pages).
+ * Whole machine (`size_avail` > 0, limit 0): the size read is size_avail x
+ *         MemAvailable (read at setup), a prefix of one test file of
+ *         file_mem x MemTotal (rounded up to 64 MiB, so the same file serves
+ *         every such point and run on this machine); without the disk space
+ *         for that file (statvfs) the point is skipped with the reason.  The
+ *         random order is an affine permutation of the blocks (block =
+ *         a*i + c mod n, a coprime to n): no array the size of the file, so
+ *         the probe allocates no anonymous memory that grows with it; the
+ *         page cache it fills is reclaimable.  Each point's setup reads its
+ *         prefix once (tens of GiB: tens of seconds).
  */
 #include "fs_common.h"
 #include "probe_time.h"
 
 enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVAIL,
-       FC_M_CACHED };
+       FC_M_CACHED, FC_M_BYTES };
 
 #define FC_PREFIX "sysmeter-fs-"
 
@@ -45,12 +56,15 @@ struct fc_cfg {
 	uint64_t size, block, limit;
 	int64_t seed, reads;
 	int order;		/* FC_RANDOM, FC_SEQUENTIAL */
+	double size_avail;	/* > 0: size = size_avail x MemAvailable */
+	double file_mem;	/* with size_avail: the file, x MemTotal */
 };
 
 struct fc_state {
 	int fd;
 	uint64_t size, block, nblocks, sum, bytes, limit, nreads, pos, *order;
 	int random;
+	uint64_t aff_a, aff_c;	/* size_avail: affine order instead of `order` */
 	double *lat, meminfo[3];
 	char path[4096], cg[4096], cg_parent[4096];
 };
@@ -71,6 +85,12 @@ static const struct probe_param fc_params[] = {
 		{ "random", FC_RANDOM }, { "sequential", FC_SEQUENTIAL }),
 	PROBE_PARAM_INT(struct fc_cfg, reads, "2048",
 		"blocks read per pass in random order (0 = every block)", 0, 1e12),
+	PROBE_PARAM_DOUBLE(struct fc_cfg, size_avail, "0",
+		"whole machine (limit 0): read size_avail x MemAvailable at setup instead of "
+		"size, a prefix of the file_mem test file; 0 = use size", 0, 8),
+	PROBE_PARAM_DOUBLE(struct fc_cfg, file_mem, "1.5",
+		"with size_avail: the test file every such point reads a prefix of, "
+		"x MemTotal, rounded up to 64 MiB", 0.001, 8),
 	PROBE_PARAM_END,
 };
 
@@ -83,6 +103,8 @@ static const struct probe_metric fc_metrics[] = {
 	[FC_M_TOTAL] = { "mem_total", "bytes", "MemTotal at setup (/proc/meminfo)" },
 	[FC_M_AVAIL] = { "mem_available", "bytes", "MemAvailable at setup" },
 	[FC_M_CACHED] = { "cached", "bytes", "Cached at setup" },
+	[FC_M_BYTES] = { "file_bytes", "bytes",
+			 "the size measured (size, or size_avail x MemAvailable at setup)" },
 	{ .name = NULL },
 };
 
@@ -212,6 +234,85 @@ static int fc_cgroup(struct fc_state *st, uint64_t limit, char *err, size_t errl
 	return 0;
 }
 
+static int fc_check(const void *cfg, char *err, size_t errlen)
+{
+	const struct fc_cfg *c = cfg;
+
+	if (c->size_avail > 0 && c->limit != 0) {
+		snprintf(err, errlen, "size_avail measures the whole machine's page cache: "
+			 "set limit: 0 (the cgroup limit is %llu bytes)",
+			 (unsigned long long)c->limit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t fc_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The block the i-th read of the pass reads. */
+static inline uint64_t fc_block(const struct fc_state *st, uint64_t i)
+{
+	if (!st->order)		/* affine permutation: no array */
+		return (uint64_t)(((unsigned __int128)st->aff_a * i + st->aff_c) % st->nblocks);
+	return st->order[i];
+}
+
+/* Whole machine: size the point from /proc/meminfo, make sure the disk can
+   hold the shared file (else skip), and use its prefix.  0, PROBE_SKIP or
+   a negative errno, with the message. */
+static int fc_whole_machine(struct fc_state *st, const struct fc_cfg *c, const char *dir,
+			    uint64_t *file_size, char *err, size_t errlen)
+{
+	const uint64_t step = 64ull << 20;
+	double total = st->meminfo[0], avail = st->meminfo[1];
+	struct statvfs vf;
+	struct stat sb;
+	char path[4200];
+
+	if (!(total > 0) || !(avail > 0)) {
+		snprintf(err, errlen, "no MemTotal or MemAvailable in /proc/meminfo: "
+			 "size_avail cannot size the file");
+		return PROBE_SKIP;
+	}
+	*file_size = (uint64_t)ceil(c->file_mem * total / (double)step) * step;
+	st->size = (uint64_t)(c->size_avail * avail) / c->block * c->block;
+	if (st->size > *file_size) {
+		snprintf(err, errlen, "size_avail %.3g x MemAvailable (%.1f GiB) is more than the "
+			 "test file, file_mem %.3g x MemTotal (%.1f GiB): raise file_mem",
+			 c->size_avail, (double)st->size / 1073741824.0, c->file_mem,
+			 (double)*file_size / 1073741824.0);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/sysmeter-%llu-%016llx.dat", dir,
+		 (unsigned long long)*file_size, (unsigned long long)c->seed);
+	if (stat(path, &sb) != 0 || (uint64_t)sb.st_size != *file_size) {
+		uint64_t need = *file_size + FS_SPACE_MARGIN, have;
+
+		if (statvfs(dir, &vf) != 0) {
+			snprintf(err, errlen, "statvfs '%s': %s", dir, strerror(errno));
+			return -errno;
+		}
+		have = (uint64_t)vf.f_bavail * vf.f_frsize;
+		if (have < need) {
+			snprintf(err, errlen, "not enough free space in '%s' for the whole-machine "
+				 "test file: %.1f GiB needed (file_mem %.3g x MemTotal, with a 64 MiB "
+				 "margin), %.1f GiB free", dir, (double)need / 1073741824.0,
+				 c->file_mem, (double)have / 1073741824.0);
+			return PROBE_SKIP;
+		}
+	}
+	return 0;
+}
+
 static int fc_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -220,9 +321,21 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	char dir[4096];
 	int made, rc;
 
+	uint64_t file_size;
+
 	st->fd = -1;
+	if ((rc = fc_check(c, err, errlen)) != 0)
+		return rc;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
+	fc_meminfo(st->meminfo);
+	st->limit = c->limit;
+	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
+	if (rc)
+		return rc;
+	file_size = st->size;
+	if (c->size_avail > 0 && (rc = fc_whole_machine(st, c, dir, &file_size, err, errlen)) != 0)
+		return rc;
 	st->nblocks = st->size / st->block;
 	if (st->nblocks < 1) {
 		snprintf(err, errlen, "block is larger than the file");
@@ -231,14 +344,9 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->random = c->order == FC_RANDOM;
 	st->nreads = st->random && c->reads > 0 && (uint64_t)c->reads < st->nblocks
 		     ? (uint64_t)c->reads : st->nblocks;
-	fc_meminfo(st->meminfo);
-	st->limit = c->limit;
-	rc = fs_dir(c->dir, dir, sizeof(dir), err, errlen);
-	if (rc)
-		return rc;
 	/* written (first time) outside the cgroup: its dirty pages and writeback
 	   are not the measured cache's */
-	rc = fs_file(dir, st->size, (uint64_t)c->seed, st->path, sizeof(st->path), &made, err,
+	rc = fs_file(dir, file_size, (uint64_t)c->seed, st->path, sizeof(st->path), &made, err,
 		     errlen);
 	if (rc)
 		return rc;
@@ -251,9 +359,20 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		return rc;
 	}
 	st->lat = malloc((size_t)st->nreads * sizeof(*st->lat));
-	st->order = fs_order(st->nblocks, st->random, h->seed ^ 0x66735f6361636865ull);
-	if (!st->lat || !st->order)
+	if (!st->lat)
 		return -ENOMEM;
+	if (c->size_avail > 0) {
+		uint64_t x = h->seed ^ 0x66735f6361636865ull;
+
+		st->aff_a = st->random ? (fs_rand(&x) % st->nblocks) | 1 : 1;
+		while (fc_gcd(st->aff_a, st->nblocks) != 1)
+			st->aff_a += 2;
+		st->aff_c = st->random ? fs_rand(&x) % st->nblocks : 0;
+	} else {
+		st->order = fs_order(st->nblocks, st->random, h->seed ^ 0x66735f6361636865ull);
+		if (!st->order)
+			return -ENOMEM;
+	}
 	/* pages cached by someone else are charged elsewhere: start empty */
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_DONTNEED);
 	(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -276,7 +395,7 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 	if (!buf)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < st->nreads; i++) {
-		uint64_t b = st->order[st->pos];
+		uint64_t b = fc_block(st, st->pos);
 		ssize_t r;
 
 		st->pos = st->pos + 1 < st->nblocks ? st->pos + 1 : 0;
@@ -310,6 +429,7 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 	out->extra[FC_M_TOTAL] = st->meminfo[0];
 	out->extra[FC_M_AVAIL] = st->meminfo[1];
 	out->extra[FC_M_CACHED] = st->meminfo[2];
+	out->extra[FC_M_BYTES] = (double)st->size;
 	return 0;
 }
 
@@ -340,7 +460,7 @@ static void fc_teardown(void *state)
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "fs_cache",
-	.version = "1.0",
+	.version = "1.1",
 	.summary = "second-read time per block by file size: the knee is the file cache",
 	.unit = "us",
 	.bigger_is_better = 0,
@@ -350,6 +470,7 @@ PROBE_DEFINE = {
 	.state_size = sizeof(struct fc_state),
 	.needs_counter_hz = 1,
 	.fixed_iterations = 1,
+	.check = fc_check,
 	.setup = fc_setup,
 	.sample = fc_sample,
 	.sanity = fc_sanity,

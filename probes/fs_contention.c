@@ -17,6 +17,16 @@
  *         last to finish wakes the probe.  Processes are forked (PDEATHSIG:
  *         they die with the point), threads are pthreads; neither is pinned
  *         (they run on every CPU the point may use).  Every block is summed.
+ * Timed one (`timed: one`): reader 0 is the only one timed; readers 1..N-1
+ *         are background readers that read the same way without pause from
+ *         the sample's release until reader 0 has read its `iterations`
+ *         blocks (reader 0 starts only once each of them has read a block,
+ *         so it never runs alone).  The value and p50/p99 are reader 0's;
+ *         slowest_us/fastest_us are reader 0's mean too; agg_mib_per_s
+ *         counts every reader's bytes; bg_blocks says how many blocks the
+ *         background read while reader 0 was timed (0 with one reader).
+ *         This is the seeds' "one reader against N-1 busy ones", where
+ *         `timed: all` (the default) times every reader's blocks together.
  * Confounders: with more readers than CPUs the readers also wait for a CPU
  *         (time in the run queue counts in a block's time); the device's
  *         queue (a virtual disk: the host's) serves concurrent O_DIRECT
@@ -34,7 +44,8 @@
 
 #define FC_MAXR 64
 
-enum { FC_M_AGG, FC_M_SLOW, FC_M_FAST, FC_M_P50, FC_M_P99, FC_M_N };
+enum { FC_M_AGG, FC_M_SLOW, FC_M_FAST, FC_M_P50, FC_M_P99, FC_M_N, FC_M_BG };
+enum { FC_TIMED_ALL, FC_TIMED_ONE };
 enum { FC_DIRECT = 0, FC_WARM = 1 };
 enum { FC_PROCESS, FC_THREAD };
 enum { FC_OWN, FC_SHARED };
@@ -45,24 +56,28 @@ struct fc_cfg {
 	uint64_t size, block;
 	int64_t readers, seed;
 	int mode, file, order, cache;
+	int timed;		/* FC_TIMED_ALL, FC_TIMED_ONE */
 };
 
 /* One reader's slot, in memory shared with the readers. */
 struct fc_reader {
 	uint64_t t0, t1, ticks, sum;
+	uint64_t blocks;	/* background: blocks read in the sample */
 	int err;
 	char msg[96];
 };
 
 struct fc_shared {
 	_Atomic uint32_t gen, done, quit;
+	_Atomic uint32_t stop;		/* timed one: reader 0 is done */
+	_Atomic uint32_t bg_running;	/* timed one: background readers under way */
 	uint64_t iterations;
 	struct fc_reader r[FC_MAXR];
 	double lat[];		/* readers x max_iter per-block times (TSC ticks) */
 };
 
 struct fc_state {
-	int n, threads, direct, random, nfd;
+	int n, threads, direct, random, nfd, one;
 	uint64_t size, block, nblocks, max_iter;
 	int fd[FC_MAXR];
 	uint64_t *order[FC_MAXR], pos[FC_MAXR];
@@ -101,6 +116,10 @@ static const struct probe_param fc_params[] = {
 		1099511627776.0),
 	PROBE_PARAM_SIZE(struct fc_cfg, block, "4KiB", "bytes per read", 512, 16777216),
 	PROBE_PARAM_INT(struct fc_cfg, seed, "1", "content seed of the (first) test file", 0, 1e15),
+	PROBE_PARAM_CHOICE(struct fc_cfg, timed, "all",
+		"all: every reader's blocks are timed; one: reader 0 alone is timed, "
+		"the others read in the background until it is done",
+		{ "all", FC_TIMED_ALL }, { "one", FC_TIMED_ONE }),
 	PROBE_PARAM_END,
 };
 
@@ -112,6 +131,8 @@ static const struct probe_metric fc_metrics[] = {
 	[FC_M_P50] = { "p50_us", "us", "median block time over every reader's blocks" },
 	[FC_M_P99] = { "p99_us", "us", "99th percentile block time over every reader" },
 	[FC_M_N] = { "readers", "count", "concurrent readers" },
+	[FC_M_BG] = { "bg_blocks", "blocks",
+		      "timed one: blocks the background readers read in the sample" },
 	{ .name = NULL },
 };
 
@@ -154,6 +175,49 @@ static void fc_pass(struct fc_state *st, int i, uint64_t n)
 	r->sum = sum;
 }
 
+/* A background reader's pass (timed one): read until reader 0 is done,
+   untimed; the count goes in the slot. */
+static void fc_background(struct fc_state *st, int i)
+{
+	struct fc_reader *r = &st->sh->r[i];
+	int fd = st->fd[st->nfd == 1 ? 0 : i];
+	uint64_t sum = 0, k = 0;
+
+	r->err = 0;
+	r->t0 = pt_start();
+	while (!atomic_load(&st->sh->stop)) {
+		uint64_t b = st->order[i][st->pos[i]];
+		ssize_t got;
+
+		st->pos[i] = st->pos[i] + 1 < st->nblocks ? st->pos[i] + 1 : 0;
+		got = pread(fd, st->buf[i], (size_t)st->block, (off_t)(b * st->block));
+		if (got != (ssize_t)st->block) {
+			r->err = got < 0 ? errno : EIO;
+			snprintf(r->msg, sizeof(r->msg), "background reader %d: pread at %llu: %s",
+				 i, (unsigned long long)(b * st->block),
+				 got < 0 ? strerror(r->err) : "short read");
+			break;
+		}
+		sum += fs_sum(st->buf[i], (size_t)st->block);
+		if (++k == 1 && atomic_fetch_add(&st->sh->bg_running, 1) + 1 == (uint32_t)(st->n - 1))
+			fc_futex(&st->sh->bg_running, FUTEX_WAKE, 1);
+	}
+	if (k == 0 && atomic_fetch_add(&st->sh->bg_running, 1) + 1 == (uint32_t)(st->n - 1))
+		fc_futex(&st->sh->bg_running, FUTEX_WAKE, 1);	/* failed: never block 0 */
+	r->t1 = pt_stop();
+	r->blocks = k;
+	r->sum = sum;
+}
+
+/* Timed one, reader 0: wait until every background reader has read a block. */
+static void fc_wait_background(struct fc_state *st)
+{
+	uint32_t v;
+
+	while ((v = atomic_load(&st->sh->bg_running)) < (uint32_t)(st->n - 1))
+		fc_futex(&st->sh->bg_running, FUTEX_WAIT, v);
+}
+
 /* A reader's life: wait for a new generation, read, report, until quit. */
 static void fc_loop(struct fc_state *st, int i)
 {
@@ -167,7 +231,15 @@ static void fc_loop(struct fc_state *st, int i)
 		if (atomic_load(&st->sh->quit))
 			return;
 		seen = g;
-		fc_pass(st, i, st->sh->iterations);
+		if (st->one && i > 0) {
+			fc_background(st, i);
+		} else if (st->one) {
+			fc_wait_background(st);
+			fc_pass(st, i, st->sh->iterations);
+			atomic_store(&st->sh->stop, 1);
+		} else {
+			fc_pass(st, i, st->sh->iterations);
+		}
 		if (atomic_fetch_add(&st->sh->done, 1) + 1 == (uint32_t)st->n)
 			fc_futex(&st->sh->done, FUTEX_WAKE, 1);
 	}
@@ -221,6 +293,7 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->threads = c->mode == FC_THREAD;
 	st->direct = c->cache == FC_DIRECT;
 	st->random = c->order == FC_RANDOM;
+	st->one = c->timed == FC_TIMED_ONE && c->readers > 1;
 	st->block = c->block;
 	st->size = c->size / c->block * c->block;
 	st->nblocks = st->size / st->block;
@@ -309,12 +382,15 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 	uint64_t first = UINT64_MAX, last = 0, ticks = 0;
 	double slow = 0, fast = INFINITY;
 	size_t m = 0;
+	uint64_t bg = 0;
 	uint32_t d;
 
 	if (iterations > st->max_iter)
 		iterations = st->max_iter;
 	st->sh->iterations = iterations;
 	atomic_store(&st->sh->done, 0);
+	atomic_store(&st->sh->stop, 0);
+	atomic_store(&st->sh->bg_running, 0);
 	atomic_fetch_add(&st->sh->gen, 1);
 	fc_futex(&st->sh->gen, FUTEX_WAKE, INT32_MAX);
 	while ((d = atomic_load(&st->sh->done)) < (uint32_t)st->n) {
@@ -338,8 +414,12 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 		}
 		first = r->t0 < first ? r->t0 : first;
 		last = r->t1 > last ? r->t1 : last;
-		ticks += r->ticks;
 		st->sum += r->sum;
+		if (st->one && i > 0) {		/* background: counted, not timed */
+			bg += r->blocks;
+			continue;
+		}
+		ticks += r->ticks;
 		mean = pt_ticks_to_ns(r->ticks, h->tsc_hz) / 1000.0 / (double)iterations;
 		slow = mean > slow ? mean : slow;
 		fast = mean < fast ? mean : fast;
@@ -347,15 +427,16 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 			st->all[m + k] = pt_ticks_to_ns((uint64_t)lat[k], h->tsc_hz);
 		m += (size_t)iterations;
 	}
-	st->bytes += (uint64_t)m * st->block;
+	st->bytes += ((uint64_t)m + bg) * st->block;
 	out->value = pt_ticks_to_ns(ticks, h->tsc_hz) / 1000.0 / (double)m;
-	out->extra[FC_M_AGG] = (double)m * (double)st->block / 1048576.0 /
+	out->extra[FC_M_AGG] = ((double)m + (double)bg) * (double)st->block / 1048576.0 /
 			       (pt_ticks_to_ns(last - first, h->tsc_hz) * 1e-9);
 	out->extra[FC_M_SLOW] = slow;
 	out->extra[FC_M_FAST] = fast;
 	out->extra[FC_M_P50] = fs_quantile(st->all, m, 0.5) / 1000.0;
 	out->extra[FC_M_P99] = fs_quantile(st->all, m, 0.99) / 1000.0;
 	out->extra[FC_M_N] = st->n;
+	out->extra[FC_M_BG] = (double)bg;
 	return 0;
 }
 
@@ -395,7 +476,7 @@ static void fc_teardown(void *state)
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "fs_contention",
-	.version = "1.0",
+	.version = "1.1",
 	.summary = "block read time with N concurrent readers (processes or threads)",
 	.unit = "us",
 	.bigger_is_better = 0,

@@ -2,7 +2,10 @@
  * tcp_connect - TCP connection setup and teardown, timed apart, to a
  * loopback server of the probe's own or a `runner serve` peer.
  *
- * Unit: ns per connection: setup + teardown (the whole cycle).
+ * Unit: ns per connection: setup + teardown (the whole cycle, `phase:
+ * cycle`), or one of them alone (`phase: setup`, `phase: teardown`), so that
+ * each is a figure of its own with its own prediction; both are always
+ * recorded (setup_ns, teardown_ns) whatever the phase.
  *
  * Method: per connection, setup is connect(2) returning (SYN out, SYN-ACK
  * in, the final ACK sent).  Then, untimed, the far end says it is ready (a
@@ -31,14 +34,17 @@
 #include "tcp_peer.h"
 
 enum cn_closer { CN_CLIENT, CN_SERVER };
+enum cn_phase { CN_CYCLE, CN_SETUP, CN_TEARDOWN };
 
 struct cn_cfg {
 	int target, placement, closer;	/* enum tp_target, tp_placement, cn_closer */
+	int phase;			/* enum cn_phase: what the value is */
 };
 
 struct cn_state {
 	struct tp t;
 	int server_closes;
+	int phase;
 	int ports, port_lo, port_hi;
 };
 
@@ -52,6 +58,10 @@ static const struct probe_param cn_params[] = {
 	PROBE_PARAM_CHOICE(struct cn_cfg, closer, "client",
 		"which side closes first (and keeps the TIME_WAIT)",
 		{ "client", CN_CLIENT }, { "server", CN_SERVER }),
+	PROBE_PARAM_CHOICE(struct cn_cfg, phase, "cycle",
+		"the value: cycle = setup + teardown; setup = connect() alone; teardown = "
+		"first FIN to the peer's FIN alone (both are recorded either way)",
+		{ "cycle", CN_CYCLE }, { "setup", CN_SETUP }, { "teardown", CN_TEARDOWN }),
 	PROBE_PARAM_END,
 };
 
@@ -123,6 +133,7 @@ static int cn_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	FILE *f;
 
 	s->server_closes = c->closer == CN_SERVER;
+	s->phase = c->phase;
 	s->port_lo = 32768, s->port_hi = 60999;
 	if ((f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r"))) {
 		if (fscanf(f, "%d %d", &s->port_lo, &s->port_hi) != 2)
@@ -237,7 +248,7 @@ static int cn_sample(void *state, uint64_t iterations, const struct probe_host *
 	}
 	double su = (hz > 0 ? pt_ticks_to_ns(setup, hz) : (double)setup) / (double)ok;
 	double td = (hz > 0 ? pt_ticks_to_ns(down, hz) : (double)down) / (double)ok;
-	out->value = su + td;
+	out->value = s->phase == CN_SETUP ? su : s->phase == CN_TEARDOWN ? td : su + td;
 	out->extra[0] = su;
 	out->extra[1] = td;
 	out->extra[2] = (double)errors;
@@ -258,7 +269,7 @@ static int cn_sample(void *state, uint64_t iterations, const struct probe_host *
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "tcp_connect",
-	.version = "1.0",
+	.version = "1.1",
 	.summary = "TCP connection setup (connect) and teardown (FIN to the peer's FIN), timed apart",
 	.unit = "ns",
 	.bigger_is_better = 0,

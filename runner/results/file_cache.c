@@ -101,13 +101,17 @@ json_t *results_file_cache(const json_t *points, const char *xname, const char *
 	json_array_foreach(points, i, p) {
 		const json_t *e = json_object_get(p, "estimate");
 		const json_t *x = json_object_get(json_object_get(p, "params"), xname);
+		/* a probe that sizes the file itself (fs_cache's size_avail, a
+		   fraction of MemAvailable) says how many bytes it read */
+		double xb = extra_median(p, "file_bytes");
 
 		if (!first)
 			first = p;
-		if (!json_is_number(e) || !json_is_number(x) || !(json_number_value(e) > 0))
+		if (!json_is_number(e) || !(json_is_number(x) || isfinite(xb)) ||
+		    !(json_number_value(e) > 0))
 			continue;
-		pt[m++] = (struct fc_pt){ json_number_value(x), json_number_value(e),
-					  extra_median(p, "resident") };
+		pt[m++] = (struct fc_pt){ isfinite(xb) ? xb : json_number_value(x),
+					  json_number_value(e), extra_median(p, "resident") };
 	}
 	qsort(pt, m, sizeof *pt, by_x);
 	if (first) {

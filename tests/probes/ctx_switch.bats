@@ -9,6 +9,7 @@ load watch
 
 SPEC=specs/context_switch.yaml
 CROSS=specs/cross_cpu_handoff.yaml
+CONDVAR=specs/condvar_switch.yaml
 
 setup() { OUT="$BATS_TEST_TMPDIR/out"; }
 
@@ -57,7 +58,7 @@ PY
 }
 
 @test "ctx_switch: the specs validate" {
-	run "$RUNNER" check "$SPEC" "$CROSS"
+	run "$RUNNER" check "$SPEC" "$CROSS" "$CONDVAR"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -126,4 +127,75 @@ PY
 	[ "$(awk '$1 != $3' "$BATS_TEST_TMPDIR/seen" | wc -l)" -ge 1 ]
 	# ... and nothing of those groups is left
 	no_strays
+}
+
+# check_condvar FILE: the condvar_switch points (kind x placement): every
+# point ok with only the condvar overhead, the CPUs asked for, a round trip
+# longer than two single-task overheads, and on one CPU at least one block
+# per round trip between the two tasks (one of them must leave the CPU).
+check_condvar() {
+	python3 - "$1" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+fin = lambda x: isinstance(x, (int, float)) and math.isfinite(x)
+names = [m["name"] for m in d["probe"]["metrics"]]
+for m in ("condvar_ns", "vcsw_a", "vcsw_b", "cpu_a", "cpu_b"):
+    assert m in names, m
+assert d["probe"]["version"] == "1.1", d["probe"]["version"]
+seen = set()
+for p in d["points"]:
+    k, pl = p["params"]["kind"], p["params"]["placement"]
+    seen.add((k, pl))
+    assert p["params"]["mechanism"] == "condvar"
+    if p["status"] == "skipped":
+        assert pl == "cross" and "needs a second CPU" in p["reason"], (k, pl, p["reason"])
+        continue
+    assert p["status"] == "ok", (k, pl, p["status"], p["reason"])
+    assert fin(p["estimate"]) and p["estimate"] > 0, (k, pl, p["estimate"])
+    assert p["n_invalid"] == 0, (k, pl, p["n_invalid"])
+    for s in p["samples"]:
+        x = s["extra"]
+        assert s["valid"], (k, pl, s["note"])
+        assert x["pipe_ns"] is None and x["futex_ns"] is None, (k, pl, x)
+        assert fin(x["condvar_ns"]) and x["condvar_ns"] > 0, (k, pl, x)
+        assert x["round_trip_ns"] > 2 * x["condvar_ns"], (k, pl, x)
+        a, b = x["cpu_a"], x["cpu_b"]
+        if pl == "same":
+            assert a == b == p["placement"]["cpu_requested"], (k, pl, a, b, p["placement"])
+            assert x["vcsw_a"] + x["vcsw_b"] >= 0.8, (k, pl, x["vcsw_a"], x["vcsw_b"])
+        else:
+            assert a != b, (k, pl, a, b)
+print(sorted(seen))
+PY
+}
+
+@test "ctx_switch: condvar hand-off, threads and processes, same and cross CPU, where the tasks ran recorded" {
+	run_watched --quick --no-report -q -o "$OUT" --run-id t \
+		--set 'condvar_switch.params.kind=[thread, process]' "$CONDVAR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run check_condvar "$OUT/t/results/condvar_switch.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[('process', 'cross'), ('process', 'same'), ('thread', 'cross'), ('thread', 'same')]" ]
+	no_strays
+}
+
+@test "ctx_switch: a condvar switch costs more than a futex switch on one CPU (it blocks more per round trip)" {
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t \
+		--set 'context_switch.params.kind=thread' --set 'context_switch.params.mechanism=futex' \
+		--set 'condvar_switch.params.placement=same' "$SPEC" "$CONDVAR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$OUT/t/results/context_switch.json" "$OUT/t/results/condvar_switch.json" <<'PY'
+import json, sys
+fx = json.load(open(sys.argv[1]))["points"][0]
+cv = json.load(open(sys.argv[2]))["points"][0]
+blocks = lambda p: p["extra"]["vcsw_a"]["median"] + p["extra"]["vcsw_b"]["median"]
+print("futex", fx["estimate"], blocks(fx), "condvar", cv["estimate"], blocks(cv))
+# the mutex taken around every signal and wait: more blocks, never fewer,
+# and a hand-off at least as dear (wide margins: order, not speed)
+assert blocks(cv) > blocks(fx), (blocks(cv), blocks(fx))
+assert cv["estimate"] > 0.8 * fx["estimate"], (cv["estimate"], fx["estimate"])
+PY
 }

@@ -80,3 +80,54 @@ assert "times the limit" in f["summary"], f["summary"]
 	run fc_cgroups
 	[ -z "$output" ] || { echo "left: $output"; return 1; }
 }
+
+@test "fs_cache: size_avail needs limit 0; the opt-in whole-machine spec validates and is not in specs/" {
+	run "$RUNNER" check specs/opt-in/file_cache_machine.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$RUNNER" check specs/file_cache_size.yaml --set 'file_cache_size.params.size_avail=0.5'
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"size_avail measures the whole machine's page cache: set limit: 0"* ]]
+	# `runner specs/` (and so `make run`) does not reach the opt-in folder
+	run "$RUNNER" check specs/
+	[[ "$output" != *file_cache_machine* ]]
+}
+
+@test "fs_cache: whole machine: sizes follow MemAvailable, one shared file, cached sizes read from the cache" {
+	mem_run specs/opt-in/file_cache_machine.yaml --set "file_cache_machine.params.dir=$FSDIR" \
+		--set 'file_cache_machine.params.size_avail=[0.001, 0.002]' \
+		--set 'file_cache_machine.params.file_mem=0.004'
+	mem_check file_cache_machine us '
+assert d["probe"]["version"] == "1.1", d["probe"]["version"]
+for k, p in pts.items():
+    f = float(p["params_text"]["size_avail"])
+    for s in p["samples"]:
+        x = s["extra"]
+        assert x["limit"] == 0, (k, x)
+        # the size is the fraction of MemAvailable at setup, in whole blocks
+        assert x["file_bytes"] == (int(f * x["mem_available"]) // 4096) * 4096, (k, x)
+        # a few MiB of a machine with GiBs available: the second read is cached
+        assert x["resident"] >= 0.99, (k, x["resident"])
+    assert est(k) < 50, (k, est(k))
+'
+	# both points read a prefix of one file: file_mem x MemTotal, rounded up to 64 MiB
+	total=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+	want=$(python3 -c "import math,sys; s=64<<20; print(math.ceil(0.004*$total/s)*s)")
+	run ls "$FSDIR"
+	[ "$output" = "sysmeter-$want-0000000000000001.dat" ] || { echo "$output (want $want)"; false; }
+}
+
+@test "fs_cache: whole machine without the disk space for its file: skipped with the reason" {
+	fs_tmpfs "$BATS_TEST_TMPDIR/small" 16m
+	run "$RUNNER" --quick --no-report -q -o "$BATS_TEST_TMPDIR/out" --run-id s \
+		--set "file_cache_machine.params.dir=$BATS_TEST_TMPDIR/small" \
+		--set 'file_cache_machine.params.size_avail=0.001' --set 'file_cache_machine.params.file_mem=0.004' \
+		specs/opt-in/file_cache_machine.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run fs_reasons "$BATS_TEST_TMPDIR/out/s/results/file_cache_machine.json"
+	echo "$output"
+	[[ "$output" == "skipped not enough free space in '$BATS_TEST_TMPDIR/small' for the whole-machine test file: "*" GiB needed"*" GiB free" ]]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/small")" ]
+}

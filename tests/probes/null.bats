@@ -53,3 +53,28 @@ for s in kept:
     assert s["value"] is not None and s["value"] > 0, s
 '
 }
+
+@test "null: measurement_overhead reports the start+stop pair in ns and TSC cycles, with its prediction and no flag" {
+	run -0 "$RUNNER" check specs/measurement_overhead.yaml
+	cpu_run specs/measurement_overhead.yaml specs/timer_overhead.yaml
+	tsc=$(json "$BATS_TEST_TMPDIR/out/t/manifest.json" 'd["machine"]["tsc_hz"]')
+	cpu_check measurement_overhead '
+tsc = float("'"$tsc"'")
+p = pts[""]
+assert p["iterations"] == 100000, p["iterations"]     # the spec, not fixed_iterations
+e = p["estimate"]
+# a serialised pair of counter reads: more than a nanosecond, far less than
+# a system call (wide margins: order, not speed)
+assert 1 < e < 2000, e
+c = p["cycles"]
+assert c["clock"] == "tsc", c
+assert abs(c["estimate"] - e * tsc / 1e9) <= 0.01 * c["estimate"], (c["estimate"], e, tsc)
+assert "below_timer_resolution" not in [f["flag"] for f in p["sanity"]], p["sanity"]   # 100,000 pairs a sample
+assert p["prediction"]["value"] > 0 and p["prediction"]["why"], p["prediction"]
+t = json.load(open(sys.argv[1].replace("measurement_overhead", "timer_overhead")))
+rdtscp = [q for q in t["points"] if q["params"]["clock"] == "rdtscp"][0]["estimate"]
+# the pair holds one rdtscp and waits for it: never cheaper than half of
+# an unserialised rdtscp read (which overlaps its neighbours)
+assert e > 0.5 * rdtscp, (e, rdtscp)
+'
+}

@@ -4,6 +4,7 @@
 #   tcp_rtt loopback (64 B, same and cross CPU) vs pingpong.c  (target: within 10 %)
 #   tcp_bandwidth loopback vs iperf3 (Debian; installed on demand)  (target: within 15 %)
 #   tcp_connect loopback vs pingpong.c's connect/close loop
+#   tcp_teardown (setup and teardown apart) loopback vs pingpong.c's phases loop
 # and the wall time of the three specs in one full run (budget: 60 s together;
 # with --peer netns as root, so remote points count too).
 # BENCH_QUICK=1 (or --quick) runs everything with --quick (smoke test of this script).
@@ -24,7 +25,8 @@ n=$([ -n "$quick" ] && echo 2000 || echo 50000)
 	--set 'tcp_rtt.params.target=loopback' --set 'tcp_rtt.params.size=64' \
 	--set 'tcp_bandwidth.params.target=loopback' --set 'tcp_bandwidth.params.msg_size=128KiB' \
 	--set 'tcp_connect.params.target=loopback' --set 'tcp_connect.params.closer=client' \
-	specs/tcp_rtt.yaml specs/tcp_bandwidth.yaml specs/tcp_connect.yaml >/dev/null ||
+	--set 'tcp_teardown.params.target=loopback' \
+	specs/tcp_rtt.yaml specs/tcp_bandwidth.yaml specs/tcp_connect.yaml specs/tcp_teardown.yaml >/dev/null ||
 	echo "(probe run exited with $?)"
 est() {	# est EXPERIMENT 'python condition on p' -> estimate
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
@@ -42,6 +44,10 @@ cmp "same CPU (0/0)" "$(est tcp_rtt 'p["params"]["placement"]=="same"')" "$("$ou
 cmp "cross CPU (0/1)" "$(est tcp_rtt 'p["params"]["placement"]=="cross"')" "$("$out/pingpong" rtt "$n" 64 0 1)" ns
 echo "tcp_connect, loopback, client closes (ns per connect+close):"
 cmp "same CPU (0/0)" "$(est tcp_connect 'True')" "$("$out/pingpong" connect "$((n / 10))" 0 0)" ns
+echo "tcp_teardown, loopback, client closes (ns per connection, each half apart):"
+ph=$("$out/pingpong" phases "$((n / 10))" 0 0)
+cmp "setup, same CPU (0/0)" "$(est tcp_teardown 'p["params"]["phase"]=="setup"')" "${ph% *}" ns
+cmp "teardown, same CPU (0/0)" "$(est tcp_teardown 'p["params"]["phase"]=="teardown"')" "${ph#* }" ns
 echo "tcp_bandwidth, loopback, 128 KiB writes, cross CPU (bytes/s; probe: peak of samples):"
 if ! command -v iperf3 >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && [ -z "$quick" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq iperf3 >/dev/null 2>&1 || :

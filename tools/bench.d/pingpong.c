@@ -2,6 +2,9 @@
  * pingpong.c - an independent TCP reference for tools/bench.d/network.sh:
  *   pingpong rtt N SIZE CLIENT_CPU SERVER_CPU   mean round trip (ns) over 127.0.0.1
  *   pingpong connect N CLIENT_CPU SERVER_CPU    mean connect+close cycle (ns)
+ *   pingpong phases N CLIENT_CPU SERVER_CPU     mean setup and teardown (ns), apart:
+ *       connect() returning; then (untimed) a byte from the server once it
+ *       has accepted; then shutdown(SHUT_WR) until the server's FIN
  * Plain sockets and clock_gettime, nothing shared with the probes.
  */
 #define _GNU_SOURCE
@@ -48,8 +51,9 @@ static int full(int fd, char *b, size_t n, int rd)
 int main(int argc, char **argv)
 {
 	int rtt = argc == 6 && strcmp(argv[1], "rtt") == 0;
-	if (!rtt && !(argc == 5 && strcmp(argv[1], "connect") == 0)) {
-		fprintf(stderr, "usage: pingpong rtt N SIZE CCPU SCPU | connect N CCPU SCPU\n");
+	int phases = argc == 5 && strcmp(argv[1], "phases") == 0;
+	if (!rtt && !phases && !(argc == 5 && strcmp(argv[1], "connect") == 0)) {
+		fprintf(stderr, "usage: pingpong rtt N SIZE CCPU SCPU | connect|phases N CCPU SCPU\n");
 		return 2;
 	}
 	long n = atol(argv[2]);
@@ -69,6 +73,8 @@ int main(int argc, char **argv)
 		for (;;) {
 			int c = accept(l, NULL, NULL);
 			setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+			if (phases && full(c, buf, 1, 0) < 0)
+				_exit(1);
 			while (full(c, buf, size, 1) == 0 && (!rtt || full(c, buf, size, 0) == 0))
 				;
 			close(c);
@@ -77,8 +83,25 @@ int main(int argc, char **argv)
 		}
 	}
 	pin(ccpu);
-	double t0 = 0, total = 0;
-	if (rtt) {
+	double t0 = 0, total = 0, down = 0;
+	if (phases) {
+		for (long i = 0; i < n; i++) {
+			int c = socket(AF_INET, SOCK_STREAM, 0);
+			double t1, t2;
+			t0 = now();
+			if (connect(c, (struct sockaddr *)&a, al) < 0)
+				return 1;
+			t1 = now();
+			if (read(c, buf, 1) != 1)
+				return 1;
+			t2 = now();
+			shutdown(c, SHUT_WR);
+			read(c, buf, 1);
+			down += now() - t2;
+			total += t1 - t0;
+			close(c);
+		}
+	} else if (rtt) {
 		int c = socket(AF_INET, SOCK_STREAM, 0);
 		connect(c, (struct sockaddr *)&a, al);
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -104,6 +127,9 @@ int main(int argc, char **argv)
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	printf("%.0f\n", total / (double)n);
+	if (phases)
+		printf("%.0f %.0f\n", total / (double)n, down / (double)n);
+	else
+		printf("%.0f\n", total / (double)n);
 	return 0;
 }
