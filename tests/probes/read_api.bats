@@ -85,3 +85,33 @@ PY
 		[[ "$l" == "skipped cold read asked for, but 100.0% of "*"(tmpfs) is still cached after "*": a file in memory cannot be evicted" ]]
 	done
 }
+
+@test "read_api: a cold sample whose file came back into the cache is kept invalid with the reason; the point is not lost" {
+	# evicted in setup only (test hook): the first sample of a round reads
+	# the file cold and caches it, every later one finds it cached
+	SYSMETER_FS_NO_EVICT=2 run "$RUNNER" --quick --no-report -q -o "$BATS_TEST_TMPDIR/out" --run-id c \
+		--set "read_apis_cold.params.dir=$FSDIR" --set 'read_apis_cold.params.size=4MiB' \
+		--set 'read_apis_cold.params.chunk=64KiB' --set 'read_apis_cold.params.api=[read, mmap]' \
+		specs/read_apis_cold.yaml
+	echo "$output"
+	[ "$status" -ne 2 ]
+	python3 - "$BATS_TEST_TMPDIR/out/c/results/read_apis_cold.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["points"]:
+    a = p["params"]["api"]
+    # neither prepare nor the sample's own re-eviction failed the round:
+    # the samples are there, invalid, each with its reason
+    r = p.get("reason") or ""
+    assert "prepare" not in r and "sample:" not in r and "busy" not in r, (a, p["status"], r)
+    bad = [s for s in p["samples"] if not s["valid"]]
+    assert bad, (a, "no sample found the file cached")
+    for s in bad:
+        assert s["note"].startswith("not cold: ") and "% of the file still cached" in s["note"], s["note"]
+        assert s["extra"]["resident"] > 0.01, s["extra"]
+    for s in p["samples"]:
+        if s["valid"]:
+            assert s["extra"]["resident"] <= 0.01, (a, s["extra"])
+print("ok")
+PY
+}
