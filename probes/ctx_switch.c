@@ -261,6 +261,27 @@ static void cs_pipe_partner(int rfd, int wfd)
 	}
 }
 
+/* B's side of a turn through shared memory (futex and condvar partners):
+   count a token, or answer REPORT with the count, the CPU and the blocks so
+   far; 1 on QUIT. */
+static int cs_shared_command(struct cs_shared *sh, uint64_t *count)
+{
+	switch (atomic_load(&sh->cmd)) {
+	case CMD_QUIT:
+		return 1;
+	case CMD_REPORT:
+		sh->rep.count = *count;
+		sh->rep.cpu = sched_getcpu();
+		sh->rep.vcsw = cs_vcsw();
+		*count = 0;
+		atomic_store(&sh->cmd, CMD_TOKEN);
+		return 0;
+	default:
+		(*count)++;
+		return 0;
+	}
+}
+
 /* B over a futex: wait for its turn, handle the command, hand the turn back.
    Exactly one FUTEX_WAIT and one FUTEX_WAKE per round trip. */
 static void cs_futex_partner(struct cs_shared *sh, int shared)
@@ -271,19 +292,8 @@ static void cs_futex_partner(struct cs_shared *sh, int shared)
 		do
 			cs_futex(&sh->turn, FUTEX_WAIT, 0, shared);
 		while (atomic_load(&sh->turn) == 0);
-		switch (atomic_load(&sh->cmd)) {
-		case CMD_QUIT:
+		if (cs_shared_command(sh, &count))
 			return;
-		case CMD_REPORT:
-			sh->rep.count = count;
-			sh->rep.cpu = sched_getcpu();
-			sh->rep.vcsw = cs_vcsw();
-			count = 0;
-			atomic_store(&sh->cmd, CMD_TOKEN);
-			break;
-		default:
-			count++;
-		}
 		atomic_store(&sh->turn, 0);
 		cs_futex(&sh->turn, FUTEX_WAKE, 1, shared);
 	}
@@ -300,20 +310,7 @@ static void cs_condvar_partner(struct cs_shared *sh)
 	while (!quit) {
 		while (atomic_load(&sh->turn) == 0)
 			pthread_cond_wait(&sh->cv_b, &sh->mx);
-		switch (atomic_load(&sh->cmd)) {
-		case CMD_QUIT:
-			quit = 1;
-			break;
-		case CMD_REPORT:
-			sh->rep.count = count;
-			sh->rep.cpu = sched_getcpu();
-			sh->rep.vcsw = cs_vcsw();
-			count = 0;
-			atomic_store(&sh->cmd, CMD_TOKEN);
-			break;
-		default:
-			count++;
-		}
+		quit = cs_shared_command(sh, &count);
 		atomic_store(&sh->turn, 0);
 		pthread_cond_signal(&sh->cv_a);
 	}

@@ -478,6 +478,13 @@ predict_on() {	# DIR MACHINE-PYTHON
 	grep -F 'l1\_cycles = 5 cycles (table: Ice Lake / Tiger Lake)' "$A/report.md"
 	grep -F 'memory\_bus\_bandwidth = 68.3 GB/s (given: machine.memory\_bus\_bandwidth)' "$A/report.md"
 	grep -F '| 1.06 ns | 60.0 ns | 61.0 ns |' "$A/report.md"
+	# one model, listed once for all its points (each point's numbers are
+	# in the table), not once per point
+	n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['points']))" "$A/results/ram_access.json")
+	[ "$n" -gt 3 ]
+	[ "$(grep -c '^- every point: an L1 hit and a page over the memory bus$' "$A/report.md")" -eq 1 ]
+	[ "$(grep -c '^  - hardware: l1\\_cycles' "$A/report.md")" -eq 1 ]
+	[ "$(grep -c '^| size=' "$A/report.md")" -ge "$n" ]
 	# Zen 3: 4 cycles; its core clock does not hold, so the TSC stands in
 	grep -F 'hardware: l1\_cycles / core\_hz → 4 cycles / 3.8 GHz = 1.05 ns' "$B/report.md"
 	grep -F "core\_hz = 3.8 GHz (the TSC frequency: the core clock did not hold)" "$B/report.md"

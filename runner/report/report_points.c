@@ -184,9 +184,104 @@ static json_t *prediction_row(json_t *pt, json_t *pred, json_t *label, const str
 	return r;
 }
 
+/* The models behind the predictions, each once: points that share the
+   reason and the formulas share one entry, which names them (or says
+   "every point"), gives the formulas, one point's numbers filled in as an
+   example, and where the machine's numbers came from.  The table above
+   has every point's own figures; a model per point would repeat the same
+   three lines a hundred times for a swept experiment. */
+static json_t *prediction_models(json_t *preds, json_t *points_with_pred, size_t n_points)
+{
+	json_t *models = json_array(), *r, *pt;
+	size_t i;
+
+	json_array_foreach(preds, i, r) {
+		json_t *pred = json_object_get(json_array_get(points_with_pred, i), "prediction");
+		json_t *f = json_object_get(pred, "formula");
+		const char *why = jsonutil_str(pred, "why"), *miss = jsonutil_str(pred, "missing");
+		char *key = NULL;
+		json_t *m = NULL, *x;
+		size_t j;
+
+		/* a plain value (no formula) is its own model: its number is the model */
+		int plain = !json_is_true(json_object_get(r, "has_formulas"));
+		const char *parts[5] = {why, jsonutil_str(f, "hardware"), jsonutil_str(f, "software"),
+					plain ? json_string_value(json_object_get(r, "value"))
+					      : jsonutil_str(f, "value"), miss};
+		size_t len = 6;
+		for (j = 0; j < 5; j++)
+			len += parts[j] ? strlen(parts[j]) : 0;
+		if (!(key = malloc(len)))
+			continue;
+		snprintf(key, len, "%s\x1f%s\x1f%s\x1f%s\x1f%s", parts[0] ? parts[0] : "",
+			 parts[1] ? parts[1] : "", parts[2] ? parts[2] : "", parts[3] ? parts[3] : "",
+			 parts[4] ? parts[4] : "");
+		json_array_foreach(models, j, x)
+			if (!strcmp(jsonutil_str(x, "key"), key)) {
+				m = x;
+				break;
+			}
+		if (!m) {
+			json_t *srcs = json_array(), *s;
+			size_t k;
+
+			m = json_object();
+			report_view_put(m, "key", json_string(key));
+			report_view_put(m, "why", json_incref(json_object_get(r, "why")));
+			report_view_put(m, "formulas", json_incref(json_object_get(r, "formulas")));
+			report_view_put(m, "has_formulas", json_incref(json_object_get(r, "has_formulas")));
+			report_view_put(m, "missing", json_incref(json_object_get(r, "missing")));
+			report_view_put(m, "example", json_incref(json_object_get(r, "point")));
+			report_view_put(m, "plain", json_boolean(plain));
+			report_view_put(m, "value", json_incref(json_object_get(r, "value")));
+			report_view_put(m, "cycles", json_incref(json_object_get(r, "cycles")));
+			/* the machine's numbers only: a point's own parameter is in
+			   its row of the table */
+			json_array_foreach(json_object_get(r, "sources"), k, s)
+				if (!strstr(jsonutil_str(s, "source") ? jsonutil_str(s, "source") : "",
+					    "this point's parameter"))
+					jsonutil_append(srcs, json_incref(s));
+			json_array_foreach(srcs, k, s)
+				report_view_put(s, "last", json_boolean(k + 1 == json_array_size(srcs)));
+			report_view_put(m, "has_sources", json_boolean(json_array_size(srcs) > 0));
+			report_view_put(m, "sources", srcs);
+			report_view_put(m, "labels", json_array());
+			jsonutil_append(models, m);
+		}
+		free(key);
+		if (json_object_get(r, "point") && !json_is_null(json_object_get(r, "point")))
+			jsonutil_append(json_object_get(m, "labels"), json_incref(json_object_get(r, "point")));
+	}
+	json_array_foreach(models, i, pt) {
+		json_t *labels = json_object_get(pt, "labels");
+		size_t n = json_array_size(labels);
+
+		if (n_points <= 1)
+			report_view_put(pt, "applies", json_null());
+		else if (n == 0 || n == n_points)
+			report_view_put(pt, "applies", report_view_str("every point"));
+		else if (n <= 3) {
+			char buf[600] = "";
+			size_t off = 0, k;
+			json_t *l;
+
+			json_array_foreach(labels, k, l)
+				off += (size_t)snprintf(buf + off, off < sizeof buf ? sizeof buf - off : 0,
+							"%s%s", k ? "; " : "", json_string_value(l));
+			report_view_put(pt, "applies", report_view_line(buf));
+		} else
+			report_view_put(pt, "applies", report_view_strf("%zu points, e.g. %s", n,
+				json_string_value(json_array_get(labels, 0))));
+		json_object_del(pt, "labels");
+		json_object_del(pt, "key");
+	}
+	return models;
+}
+
 int report_points_add(json_t *e, json_t *points, json_t *swept, const struct report_unit *d)
 {
 	json_t *pts = json_array(), *problems = json_array(), *preds = json_array();
+	json_t *with_pred = json_array();
 	json_t *sanity = json_array(), *pt;
 	size_t i;
 	int n_ok = 0, rounds = 0;
@@ -212,7 +307,10 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 			jsonutil_append(problems, pr);
 		}
 		if (json_is_object(pred) && (isfinite(pv) || jsonutil_str(pred, "missing")))
+		{
 			jsonutil_append(preds, prediction_row(pt, pred, label, d));
+			jsonutil_append(with_pred, json_incref(pt));
+		}
 		json_array_foreach(json_object_get(pt, "sanity"), j, flag) {
 			json_t *r = json_object();
 
@@ -229,6 +327,8 @@ int report_points_add(json_t *e, json_t *points, json_t *swept, const struct rep
 	report_view_put(e, "has_problems", json_boolean(json_array_size(problems) > 0));
 	report_view_put(e, "problems", problems);
 	report_view_put(e, "has_predictions", json_boolean(json_array_size(preds) > 0));
+	report_view_put(e, "models", prediction_models(preds, with_pred, json_array_size(points)));
+	json_decref(with_pred);
 	report_view_put(e, "predictions", preds);
 	report_view_put(e, "has_sanity", json_boolean(json_array_size(sanity) > 0));
 	report_view_put(e, "sanity", sanity);
