@@ -213,8 +213,9 @@ json_t *results_file_cache(const json_t *points, const char *xname, const char *
 		if (has_limit)
 			snprintf(why, sizeof why,
 				 "The probe ran in a memory cgroup limited to %s, so this is that "
-				 "cgroup's file cache, not the machine's. %s The whole machine: --set "
-				 "file_cache_size.params.limit=0.", s2,
+				 "cgroup's file cache, not the machine's. %s The machine's own page "
+				 "cache is measured by specs/opt-in/file_cache_machine.yaml (make "
+				 "run-opt-in), with sizes past MemAvailable.", s2,
 				 q < 0.97 ? "It is below the limit because the cgroup also charges the "
 					    "probe's own memory and kernel memory (page tables, slab)."
 				 : q <= 1.03 ? "It is the limit, within 3 %."
