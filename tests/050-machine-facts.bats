@@ -273,3 +273,40 @@ start_serve() {
 	[ "$(json "$OUT/old/manifest.json" 'd["peer"]["machine"]')" = null ]
 	[[ "$(json "$OUT/old/manifest.json" 'd["peer"]["why_not"]')" == *"unknown mode 'INFO'"*"(a runner serve older than INFO)" ]]
 }
+
+@test "machine facts: with a laptop's or a desktop's facts file, the shipped specs' predictions follow that machine" {
+	# a real probe, briefly: the syscall and RAM bandwidth specs' formulas
+	# read the core clock, the family's row and the memory bus
+	for m in i7-1165g7 ryzen7-5800x; do
+		run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id "$m" --machine "$FACTS/$m.yaml" \
+			specs/syscall.yaml specs/ram_bandwidth.yaml
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+	python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+want = {"i7-1165g7": ("Ice Lake / Tiger Lake", 4.7e9, 68.3e9), "ryzen7-5800x": ("Zen 3", 4.7e9, 51.2e9)}
+for m, (row, hz, bus) in want.items():
+    for exp in ("syscall", "ram_bandwidth"):
+        d = json.load(open("%s/%s/results/%s.json" % (out, m, exp)))
+        for p in d["points"]:
+            pr = p["prediction"]
+            assert pr and pr.get("value") and not pr.get("missing"), (m, exp, p["params_text"], pr)
+            src = {s["name"]: s for s in pr["sources"]}
+            assert "given: machine.core_clock" in src["core_hz"]["source"], (m, src["core_hz"])
+            if exp == "syscall":
+                assert any(row in s["source"] for s in pr["sources"]), (m, row, pr["sources"])
+                f = pr["filled"]["hardware"]
+                assert "4.7 GHz" in f, (m, f)
+            else:
+                assert "given" in src["mem_bandwidth"]["source"], (m, src["mem_bandwidth"])
+# the two machines' predictions differ where their facts do (Zen 3's
+# syscall_cycles row against Tiger Lake's, and a 51.2 against 68.3 GB/s bus)
+def pred(m, exp):
+    d = json.load(open("%s/%s/results/%s.json" % (out, m, exp)))
+    return [p["prediction"]["value"] for p in d["points"]]
+assert pred("i7-1165g7", "ram_bandwidth") != pred("ryzen7-5800x", "ram_bandwidth")
+print("ok")
+PY
+}

@@ -17,7 +17,7 @@
 #define CANARY_THRESHOLD 0.10
 
 /* The core clock, measured again beside each canary timing, has held
-   still over the run when its slowest and fastest takes are within this
+   still over the run when the middle half of its takes lies within this
    of their median: the report's cycle columns are then core cycles. */
 #define CANARY_CORE_STEADY 0.05
 
@@ -54,8 +54,8 @@ int canary_drifted(const struct canary *c, int passes, int *drifted);
 /* The verdict over every timing so far, for the manifest's "drift":
    {canary{work, cpu, iterations, threshold}, timings[{before_round, ms}],
    reference_ms, spread, verdict steady|drifted|not measured,
-   drifted_rounds[], core_clock{min_hz, max_hz, median_hz, spread, takes,
-   steady}}: each timing also carries the core clock (core_hz) measured
+   drifted_rounds[], core_clock{min_hz, max_hz, median_hz, spread, iqr,
+   takes, steady}}: each timing also carries the core clock (core_hz) measured
    just after it.  drifted[r] = 1 for each pass r (0..rounds) that a
    timing off the median brackets. */
 json_t *canary_verdict(const struct canary *c, int rounds, int *drifted);

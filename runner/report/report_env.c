@@ -170,10 +170,13 @@ static void core_clock(json_t *rows, json_t *man)
 	json_t *fact = report_view_strf("Core clock %.3g GHz measured, TSC %.3g GHz (%.2fx)%s",
 					core / 1e9, tsc / 1e9, r, during);
 	if (json_is_false(json_object_get(run, "steady")))
-		row(rows, fact, report_view_strf("The core clock moved %.0f %% between passes of the "
-						 "run: no one clock turns these times into cycles, so "
-						 "the report counts TSC ticks (time x TSC frequency) "
-						 "instead.", 100 * jsonutil_num(run, "spread")));
+		row(rows, fact, report_view_strf("The core clock moved between passes of the run "
+						 "(the middle half of its takes spread %.0f %%): no one "
+						 "clock turns these times into cycles, so the report "
+						 "counts TSC ticks (time x TSC frequency) instead.",
+						 100 * (isfinite(jsonutil_num(run, "iqr"))
+							? jsonutil_num(run, "iqr")
+							: jsonutil_num(run, "spread"))));
 	else
 		row(rows, fact, fabs(r - 1) <= 0.03
 			? report_view_str("The core ran at the TSC's rate: a TSC tick is a core cycle "
