@@ -250,8 +250,8 @@ int rerun_main(const char *run_dir, const struct cli_opts *now)
 	rq.origin = origin;
 	rc = engine_run(&rq);
 	json_decref(origin);
-	free((void *)rq.opt.sets);
 out:
+	free((void *)rq.opt.sets);	/* rerun_replay's, also when a later check refused */
 	free(facts);
 	for (i = 0; i < n; i++)
 		free(files[i]);
