@@ -14,6 +14,7 @@
 #define SYSMETER_STORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct store;
 
@@ -46,11 +47,30 @@ int store_series(struct store *s, const struct store_query *q,
 void store_rows_free(struct store_row *rows, size_t nrows);
 
 /* Record (or re-record: the run's rows replaced in one transaction) the run
-   folder run_dir.  0, or -1 with err. */
+   folder run_dir.  The number of points recorded, or -1 with err (nothing
+   of the run written). */
 int store_record(struct store *s, const char *run_dir, char *err, size_t errlen);
+
+/* The store against the folders it points to: each difference as a line on
+   out ("RUN: what differs"); *nruns gets the runs checked.  The number of
+   runs that differ (0: all match), or -1 with err. */
+int store_check(struct store *s, FILE *out, size_t *nruns, char *err, size_t errlen);
+
+/* The newest run before run_id on the same machine (fingerprint) that
+   measured one of its experiments: 1 with its id and folder (malloc'd),
+   0 when there is none, -1 with err. */
+int store_baseline(struct store *s, const char *run_id, char **run_dir, char **base_id,
+		   char *err, size_t errlen);
 
 /* The store's location for printing and for the manifest: a URL with any
    password removed, or the SQLite file's path. */
 const char *store_where(const struct store *s);
+
+/* Any text of a store location made fit to print or record: a URL loses
+   its password, anything else is copied.  malloc'd. */
+char *store_redacted(const char *where);
+
+/* Is where a PostgreSQL URL (postgresql:// or postgres://)? */
+int store_is_url(const char *where);
 
 #endif
