@@ -23,11 +23,12 @@ static void put_escaped(FILE *f, const char *s)
 
 /* What open_memstream made, or abort: a key of a few bytes that cannot be
    allocated leaves nothing to go on with. */
-static char *closed(FILE *f, char *buf)
+static char *closed(FILE *f, char **buf)
 {
-	if (!f || fclose(f) != 0 || !buf)
+	/* *buf is set by fclose: read it after */
+	if (!f || fclose(f) != 0 || !*buf)
 		abort();
-	return buf;
+	return *buf;
 }
 
 static void value_text(const json_t *v, char *out, size_t len)
@@ -77,7 +78,7 @@ char *store_params_key(const json_t *params)
 		put_escaped(f, val);
 	}
 	free(keys);
-	return closed(f, buf);
+	return closed(f, &buf);
 }
 
 int store_key_has(const char *key, const char *name_eq_value)
@@ -98,7 +99,7 @@ int store_key_has(const char *key, const char *name_eq_value)
 	fputc('=', f);
 	put_escaped(f, eq + 1);
 	free(name);
-	want = closed(f, want);
+	want = closed(f, &want);
 	wlen = strlen(want);
 	for (const char *p = key; p;) {
 		const char *end = strchr(p, ',');
@@ -174,7 +175,7 @@ char *store_redact_url(const char *url)
 		first = 0;
 	}
 	free(copy);
-	return closed(f, out);
+	return closed(f, &out);
 }
 
 int store_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
