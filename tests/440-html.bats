@@ -204,6 +204,19 @@ facts() {
 	[ "$(facts '0 <= d["click"]["top"] <= 40')" = true ]
 }
 
+@test "runner merge writes report.html too, saying it is merged, each experiment with its run" {
+	"$RUNNER" --quick -q --no-report -o "$BATS_TEST_TMPDIR/out" --run-id later "$SPECS/fixed.yaml" >/dev/null
+	run "$RUNNER" merge -q -o "$BATS_TEST_TMPDIR/out" --run-id m "$RUN" "$BATS_TEST_TMPDIR/out/later"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	p="$BATS_TEST_TMPDIR/out/m/report.html"
+	[ -s "$p" ]
+	grep -qF '<strong>Merged report</strong>' "$p"
+	grep -qF '<p class="from">From run later, ' "$p"
+	grep -qF '<p class="from">From run h, ' "$p"
+	grep -qF '<a href="#exp-xss">' "$p"
+	grep -qF '<a href="#exp-fixed">' "$p"
+}
+
 @test "report --format html: only report.html and the SVG charts; a bad format names html" {
 	R="$BATS_TEST_TMPDIR/r"
 	cp -R "$RUN" "$R"
