@@ -49,15 +49,17 @@ write_specs() {
 setup_file() {
 	export RUN="$BATS_FILE_TMPDIR/out/h" SPECS="$BATS_FILE_TMPDIR/specs"
 	write_specs "$SPECS"
+	local rc=0
 	"$RUNNER" --quick -q -o "$BATS_FILE_TMPDIR/out" --run-id h "$SPECS/xss.yaml" "$SPECS/fixed.yaml" \
-		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err"
-	echo $? >"$BATS_FILE_TMPDIR/run.rc"
+		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err" || rc=$?
+	echo "$rc" >"$BATS_FILE_TMPDIR/run.rc"
 	# the page in the browser, once: the browser tests below read its account
 	export VISIT="$BATS_FILE_TMPDIR/visit"
 	mkdir -p "$VISIT"
 	if command -v chromium >/dev/null 2>&1 && [ -s "$RUN/report.html" ]; then
-		python3 "$PAGE_TOOL" "$RUN/report.html" "$VISIT" >"$VISIT/facts.json" 2>"$VISIT/err"
-		echo $? >"$VISIT/rc"
+		rc=0
+		python3 "$PAGE_TOOL" "$RUN/report.html" "$VISIT" >"$VISIT/facts.json" 2>"$VISIT/err" || rc=$?
+		echo "$rc" >"$VISIT/rc"
 	fi
 }
 
