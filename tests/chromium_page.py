@@ -79,6 +79,7 @@ class Browser:
         self.buf = b""
         self.next_id = 0
         self.events = []
+        self.replies = {}
         self.deadline = time.monotonic() + TIMEOUT
 
     def close(self):
@@ -118,35 +119,50 @@ class Browser:
     def send(self, method, params=None, session=None):
         """A command; its result (events that come first are kept)."""
         self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        my_id = self.next_id
+        msg = {"id": my_id, "method": method, "params": params or {}}
         if session:
             msg["sessionId"] = session
         try:
             os.write(self.cmd_w, json.dumps(msg).encode() + b"\0")
         except BrokenPipeError:
             raise NoBrowser("chromium exited (status %s)" % self.proc.wait())
-        while True:
+        # a reply may arrive while a dialog is answered in between: keep
+        # replies by id until their command takes them
+        while my_id not in self.replies:
             m = self._read_message()
-            if m.get("id") == self.next_id:
-                if "error" in m:
-                    raise RuntimeError("%s: %s" % (method, m["error"]))
-                return m.get("result", {})
-            self.events.append(m)
+            if "id" in m:
+                self.replies[m["id"]] = m
+            else:
+                self.events.append(m)
+                self._answer_dialog(m)
+        m = self.replies.pop(my_id)
+        if "error" in m:
+            raise RuntimeError("%s: %s" % (method, m["error"]))
+        return m.get("result", {})
 
     def wait_event(self, method, timeout):
         """Wait for an event (also among those already seen); None when
         it did not come within timeout seconds."""
         end = time.monotonic() + timeout
-        seen = 0
         while True:
-            for m in self.events[seen:]:
+            for m in self.events:
                 if m.get("method") == method:
                     return m
-            seen = len(self.events)
             m = self._read_message(end)
             if m is None:
                 return None
+            if "id" in m:
+                self.replies[m["id"]] = m
+                continue
             self.events.append(m)
+            self._answer_dialog(m)
+
+    def _answer_dialog(self, m):
+        """A JavaScript dialog blocks its page until answered: dismiss it
+        (the event stays among the events, for the report)."""
+        if m.get("method") == "Page.javascriptDialogOpening":
+            self.send("Page.handleJavaScriptDialog", {"accept": False}, m.get("sessionId"))
 
 
 def png_facts(data):
@@ -233,14 +249,6 @@ def visit(b, url, out_dir):
     b.send("Page.navigate", {"url": url}, s)
     if not b.wait_event("Page.loadEventFired", 30):
         raise RuntimeError("the page did not finish loading in 30 s")
-    # a dialog blocks the page: answer it (it is recorded as an event)
-    while True:
-        d = next((m for m in b.events if m.get("method") == "Page.javascriptDialogOpening"
-                  and not m.get("handled")), None)
-        if not d:
-            break
-        d["handled"] = True
-        b.send("Page.handleJavaScriptDialog", {"accept": False}, s)
     facts = evaluate(b, s, PAGE_FACTS)
 
     shot = b.send("Page.captureScreenshot", {"format": "png"}, s)["data"]
