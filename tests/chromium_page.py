@@ -293,7 +293,9 @@ def visit(b, url, out_dir):
             facts["console"].append("console.%s: %s" % (p["type"], " ".join(
                 str(a.get("value", a.get("description", ""))) for a in p.get("args", []))))
         elif meth == "Runtime.exceptionThrown":
-            facts["console"].append("Uncaught: %s" % p["exceptionDetails"].get("text"))
+            x = p["exceptionDetails"]
+            facts["console"].append("%s %s" % (x.get("text"), x.get("exception", {}).get(
+                "description", "")))
         elif meth == "Log.entryAdded" and p["entry"].get("level") in ("error", "warning"):
             e = p["entry"]
             facts["console"].append("%s %s: %s %s" % (e.get("source"), e.get("level"),
