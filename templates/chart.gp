@@ -65,7 +65,7 @@ set output pdf_out
 {{> chart-plot.gp}}
 {{/want_pdf}}
 {{#want_svg}}
-set terminal svg size {{svg_size}} font 'sans,12' noenhanced background rgb 'white'
+set terminal svg size {{svg_size}} font 'sans,13' noenhanced background rgb 'white'
 set output svg_out
 {{> chart-plot.gp}}
 {{/want_svg}}
