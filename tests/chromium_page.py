@@ -14,7 +14,8 @@ first chart as it shows on the page) and prints one JSON object:
   console      console messages of level error or warning, uncaught
                exceptions, and the browser's own error log entries
   dialogs      JavaScript dialogs the page opened (alert, confirm, ...)
-  requests     every URL the page asked for
+  requests     every URL the page asked for; outside: those that are not a
+               file in the page's folder (or below it)
   failed       requests that failed, with the reason
   images       [{src, natural_width, natural_height, complete}]
   scripts      how many <script> elements the page has
@@ -33,12 +34,14 @@ import base64
 import fcntl
 import json
 import os
+import pathlib
 import select
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import zlib
 
 TIMEOUT = 60.0  # s for the whole visit
@@ -241,7 +244,8 @@ PAGE_FACTS = """(() => {
 })()"""
 
 
-def visit(b, url, out_dir):
+def visit(b, page, out_dir):
+    url = pathlib.Path(page).as_uri()
     target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     s = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
@@ -306,6 +310,10 @@ def visit(b, url, out_dir):
             facts["requests"].append(p["request"]["url"])
         elif meth == "Network.loadingFailed":
             facts["failed"].append("%s: %s" % (p.get("requestId"), p.get("errorText")))
+    folder = os.path.dirname(page) + "/"
+    facts["outside"] = [u for u in facts["requests"] if not (
+        u.startswith("file://") and
+        urllib.parse.unquote(urllib.parse.urlsplit(u).path).startswith(folder))]
     return facts
 
 
@@ -329,7 +337,7 @@ def main():
                 tail = open(log_path, errors="replace").read().strip().splitlines()[-3:]
                 print("chromium cannot start: %s: %s" % (e, " / ".join(tail)), file=sys.stderr)
                 return 77
-            facts = visit(b, "file://" + page, out_dir)
+            facts = visit(b, page, out_dir)
         finally:
             b.close()
             shutil.rmtree(profile, ignore_errors=True)
