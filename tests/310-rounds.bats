@@ -246,3 +246,17 @@ spec() {
 	# a fixed experiment beside it keeps its rounds
 	[ "$(json "$(r d df)" '(d["points"][0]["n_rounds"], d["rounds"]["stopped"])')" = "(3, 'fixed')" ]
 }
+
+@test "every point has a rerun interval: its estimate +- t(k-1) s sqrt(pi/k) on the log scale, wider than the CI" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.05}' 'rounds: 5' \
+		'repetitions: 45' 'iterations: 1' 'warmup: 1'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["level"]')" = 0.95 ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]')" = null ]
+	# t(0.975, 4) = 2.776445; the sd of the rounds' logs; two medians of 5: 2 (pi/2) / 5
+	[ "$(json "$f" '(lambda p, l: (lambda m: abs(__import__("math").log(p["rerun"]["interval"][1] / p["estimate"]) - 2.7764451 * (sum((x - m) ** 2 for x in l) / 4) ** 0.5 * (__import__("math").pi / 5) ** 0.5) < 1e-6)(sum(l) / 5))(d["points"][0], [__import__("math").log(x["estimate"]) for x in d["points"][0]["rounds"]])')" = true ]
+	[ "$(json "$f" '(lambda p: p["rerun"]["interval"][0] < p["ci"][0] and p["rerun"]["interval"][1] > p["ci"][1])(d["points"][0])')" = true ]
+}

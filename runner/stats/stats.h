@@ -220,6 +220,25 @@ double stats_drift(const double *c, size_t n, double threshold, double *referenc
 double stats_rounds_interval(const double *x, size_t n, double *lo, double *hi, size_t *k,
 			     double *cv, const char **method, double *level);
 
+/* Where a rerun's estimate should land, at `level` (rerun.c): centred on
+   est, from the rounds x[0..n) (NaN skipped; at least 2 needed) - the
+   variance of the difference of two medians of as many rounds - plus
+   twice tau squared, tau the between-run standard deviation a history of
+   this host measured (relative, on the log scale; NaN or 0: none).  On
+   the log scale when est and every round are positive, else linear.
+   Returns the method ("rerun_rounds", "rerun_rounds_history") or NULL
+   with *lo = *hi = NaN. */
+const char *stats_rerun_interval(const double *x, size_t n, double est, double tau,
+				 double level, double *lo, double *hi);
+
+/* The between-run standard deviation of one point on one host, relative
+   (log scale), from m earlier runs: their estimates and intervals (lo, hi
+   at `level`; the within-run sd is taken from the interval as if normal
+   on the log scale).  DerSimonian-Laird; 0 when the runs scatter no more
+   than their intervals explain; NaN with fewer than 3 usable runs. */
+double stats_between_run_tau(const double *est, const double *lo, const double *hi,
+			     const double *level, size_t m);
+
 /* Adaptive rounds (`rounds: {min, max, target, budget}`). */
 enum stats_rounds_stop {
 	STATS_ROUNDS_MORE,		/* take another round */
