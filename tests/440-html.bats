@@ -42,7 +42,8 @@ write_specs() {
 	  base: [50, 100, 400]
 	repetitions: 3
 	warmup: 0
-	rounds: 1
+	min_sample_time: 1ms
+	rounds: 2
 	EOF
 }
 
@@ -94,6 +95,41 @@ html_facts() {
 	EOF
 }
 
+# The header rows of every table of a report, one line each, cells joined
+# by "|": report.md's (Markdown escapes undone; the machine table's empty
+# header left out) or report.html's (<thead>, entities undone).
+table_heads() {
+	python3 - "$1" <<-'EOF'
+	import html, re, sys
+	from html.parser import HTMLParser
+	path = sys.argv[1]
+	text = open(path, encoding="utf-8").read()
+	if path.endswith(".md"):
+	    lines = text.split("\n")
+	    for i, l in enumerate(lines[:-1]):
+	        if l.startswith("|") and re.match(r"^(\|-*:?-+:?)+\|$", lines[i + 1]):
+	            cells = [re.sub(r"\\(.)", r"\1", c).strip() for c in l.strip("|").split(" |")]
+	            if any(cells):
+	                print("|".join(cells))
+	else:
+	    class P(HTMLParser):
+	        row, cell, inhead = None, None, False
+	        def handle_starttag(self, tag, a):
+	            if tag == "thead": self.inhead = True
+	            if tag == "tr" and self.inhead: self.row = []
+	            if tag == "th" and self.row is not None: self.cell = ""
+	        def handle_endtag(self, tag):
+	            if tag == "th" and self.cell is not None:
+	                self.row.append(self.cell.strip()); self.cell = None
+	            if tag == "tr" and self.row is not None:
+	                print("|".join(self.row)); self.row = None
+	            if tag == "thead": self.inhead = False
+	        def handle_data(self, d):
+	            if self.cell is not None: self.cell += d
+	    P(convert_charrefs=True).feed(text)
+	EOF
+}
+
 # Skip, with the reason, where Chromium is not installed or cannot start
 # here (no /dev/shm, no user namespace, ...).
 need_browser() {
@@ -134,6 +170,29 @@ facts() {
 	while read -r src; do
 		[ -s "$RUN/$src" ] || { echo "no $src"; false; }
 	done <<<"$imgs"
+}
+
+@test "html: the same tables as report.md, with the same columns (a run folder with every kind of table)" {
+	R="$BATS_TEST_TMPDIR/basic"
+	cp -R "$BATS_TEST_DIRNAME/fixtures/runs/basic" "$R"
+	run "$RUNNER" report "$R" --format md,html
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	table_heads "$R/report.md" >"$BATS_TEST_TMPDIR/md.heads"
+	table_heads "$R/report.html" >"$BATS_TEST_TMPDIR/html.heads"
+	# the fixture has points, secondary values, predictions, cache levels
+	# and the summary
+	grep -q '^kind|round_trip_ns (ns)|' "$BATS_TEST_TMPDIR/md.heads"
+	grep -q '^point|predicted hardware|' "$BATS_TEST_TMPDIR/md.heads"
+	grep -q '^series|level|size found|' "$BATS_TEST_TMPDIR/md.heads"
+	grep -q '^Operation|Predicted|Measured|CI|' "$BATS_TEST_TMPDIR/md.heads"
+	diff -u "$BATS_TEST_TMPDIR/md.heads" "$BATS_TEST_TMPDIR/html.heads"
+	# two rounds (not --quick, which keeps one) give the rerun and rounds
+	# columns; ok_fixed's values are made up, nothing is measured
+	"$RUNNER" -q -o "$BATS_TEST_TMPDIR/out" --run-id two "$SPECS/fixed.yaml" >/dev/null
+	table_heads "$BATS_TEST_TMPDIR/out/two/report.md" >"$BATS_TEST_TMPDIR/md.heads"
+	table_heads "$BATS_TEST_TMPDIR/out/two/report.html" >"$BATS_TEST_TMPDIR/html.heads"
+	grep -q '^base|predicted|measured|mean|median|std|CI|rerun|n|outliers|rounds (CV)|' "$BATS_TEST_TMPDIR/md.heads"
+	diff -u "$BATS_TEST_TMPDIR/md.heads" "$BATS_TEST_TMPDIR/html.heads"
 }
 
 @test "html: every internal link has its anchor, the contents link every experiment, nothing is fetched from elsewhere" {
