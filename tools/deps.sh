@@ -2,11 +2,12 @@
 # Install what sysmeter needs on Debian/Ubuntu with apt-get (sudo when not
 # root).  Only missing packages are installed; one apt-get at a time.
 #   tools/deps.sh              everything (build, run, report/PDF)
-#   tools/deps.sh --test-only  also what `make test` needs (bats, pdf tools)
+#   tools/deps.sh --test-only  also what `make test` needs (bats, pdf tools, chromium
+#                              for report.html: large, about 350 MB installed)
 set -eu
 BUILD_PKGS="gcc libc6-dev make pkg-config libyaml-dev libjansson-dev libgsl-dev libssl-dev libnfs-dev libcmark-dev libsqlite3-dev libpq-dev"
 RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind"
-TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git postgresql"
+TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git postgresql chromium"
 case "${1:-}" in
 --test-only) want="$BUILD_PKGS $TEST_PKGS $RUN_PKGS" ;;
 *) want="$BUILD_PKGS $RUN_PKGS" ;;

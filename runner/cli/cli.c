@@ -97,7 +97,8 @@ static int cmd_probe_help(char **ops, size_t nops, struct cli_opts *o)
 	return info_probe_help(ops[0]);
 }
 
-/* "md,tex" -> REPORT_* flags; 0 for a word that is none of md, tex, pdf. */
+/* "md,tex" -> REPORT_* flags; 0 for a word that is none of md, tex, pdf,
+   html. */
 static unsigned parse_formats(const char *s)
 {
 	unsigned f = 0;
@@ -109,6 +110,8 @@ static unsigned parse_formats(const char *s)
 			f |= REPORT_TEX | REPORT_CHARTS;
 		else if (strcmp(t, "pdf") == 0)
 			f |= REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+		else if (strcmp(t, "html") == 0)
+			f |= REPORT_HTML | REPORT_CHARTS;
 		else {
 			free(copy);
 			return 0;
@@ -158,8 +161,7 @@ static void on_report_signal(int sig)
 
 static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 {
-	unsigned f = o->format ? parse_formats(o->format)
-			       : REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+	unsigned f = o->format ? parse_formats(o->format) : REPORT_ALL;
 	char err[4096];
 
 	if (nops != 1) {
@@ -167,7 +169,7 @@ static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	if (!f) {
-		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", o->format);
+		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf, html\n", o->format);
 		return EXIT_USAGE;
 	}
 	int fmrc = set_front_matter(ops[0], o);
@@ -301,7 +303,7 @@ static const struct cli_option probe_options[] = {	/* list, probe-help */
 	OPT_PROBE_DIR, CLI_END,
 };
 static const struct cli_option report_options[] = {
-	CLI_TEXT("format", 0, format, "md,tex,pdf", "the formats to render (default all)"),
+	CLI_TEXT("format", 0, format, "md,tex,pdf,html", "the formats to render (default all)"),
 	OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option rerun_options[] = {

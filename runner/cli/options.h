@@ -27,7 +27,7 @@ struct cli_opts {
 	char **filters; size_t n_filters;	/* --filter GLOB */
 	int quick, no_report, quiet, verbose;
 	int has_seed; uint64_t seed;
-	const char *format;		/* report --format md,tex,pdf; NULL = all */
+	const char *format;		/* report --format md,tex,pdf,html; NULL = all */
 	int force;			/* rerun, resume --force */
 	const char *threshold;		/* compare --threshold 3%; NULL = 5 % */
 	const char *fail_on;		/* compare --fail-on regression|change|never */

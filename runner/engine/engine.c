@@ -890,7 +890,7 @@ static int render_report(struct run *r, int exit_code)
 	if (o->verbose)
 		fprintf(stderr, "runner: rendering the report from %s\n", tdir);
 	report_set_interrupt(&interrupted);
-	rc = report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+	rc = report_render(r->dir, tdir, REPORT_ALL,
 			   o->verbose, err, sizeof err);
 	report_set_interrupt(NULL);
 	if (rc >= 0)

@@ -1,10 +1,11 @@
 /*
  * report.h - render a saved run (design §8-§9): charts, report.md,
- * report.tex and report.pdf, from run_dir/manifest.json and
+ * report.tex, report.pdf and report.html, from run_dir/manifest.json and
  * run_dir/results/<experiment>.json alone.
  *
  * Outputs, all in run_dir and each written to a temporary name and renamed:
- *   charts/<exp>.{gp,dat,png,pdf}   report.md   report.tex   report.pdf
+ *   charts/<exp>.{gp,dat,png,pdf,svg}   report.md   report.tex   report.pdf
+ *   report.html
  * plus report.log, the output of gnuplot and latexmk/pdflatex.
  */
 #ifndef SYSMETER_REPORT_H
@@ -19,10 +20,11 @@ enum {
 	REPORT_PDF = 4,		/* report.pdf; implies report.tex */
 	REPORT_CHARTS = 8,	/* (re)draw the charts the formats need; without
 				   it, chart files already on disk are used */
+	REPORT_HTML = 16,	/* report.html (charts as SVG), offline: one folder */
 };
 
-/* formats == 0 means everything: MD | TEX | PDF | CHARTS. */
-#define REPORT_ALL (REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS)
+/* formats == 0 means everything: MD | TEX | PDF | HTML | CHARTS. */
+#define REPORT_ALL (REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_HTML | REPORT_CHARTS)
 
 /* Return values of report_render besides 0. */
 #define REPORT_EINPUT (-1)	/* bad run folder or bad template: exit 2 */

@@ -166,7 +166,7 @@ _runner() {
 		return 0
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "md tex pdf md,tex md,pdf tex,pdf md,tex,pdf" -- "$cur"))
+		COMPREPLY=($(compgen -W "md tex pdf html md,tex md,pdf tex,pdf md,html md,tex,pdf md,tex,pdf,html" -- "$cur"))
 		return 0
 		;;
 	--filter)
