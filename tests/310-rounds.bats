@@ -260,3 +260,29 @@ spec() {
 	[ "$(json "$f" '(lambda p, l: (lambda m: abs(__import__("math").log(p["rerun"]["interval"][1] / p["estimate"]) - 2.7764451 * (sum((x - m) ** 2 for x in l) / 4) ** 0.5 * (__import__("math").pi / 5) ** 0.5) < 1e-6)(sum(l) / 5))(d["points"][0], [__import__("math").log(x["estimate"]) for x in d["points"][0]["rounds"]])')" = true ]
 	[ "$(json "$f" '(lambda p: p["rerun"]["interval"][0] < p["ci"][0] and p["rerun"]["interval"][1] > p["ci"][1])(d["points"][0])')" = true ]
 }
+
+@test "with earlier runs in the store, the rerun interval takes in how far whole runs moved on this machine" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.005}' 'rounds: 5' \
+		'repetitions: 25' 'iterations: 1' 'warmup: 1'
+	# four earlier runs, each at its own level (sd of the logs about 8 %)
+	for s in 1.0:h1 1.1:h2 0.9:h3 1.05:h4; do
+		SYSMETER_FIXTURE_SCALE=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" \
+			--seed 5 "$D/st.yaml"
+		[ "$status" -eq 0 ]
+	done
+	# the first runs had fewer than three before them: the rounds only
+	[ "$(json "$(r h3 st)" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds ]
+	[ "$(json "$(r h4 st)" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 3 ]
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id now --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r now st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds_history ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 4 ]
+	# tau about the runs' spread (0.08), far above the rounds' own (0.005)
+	[ "$(json "$f" '0.04 < d["points"][0]["rerun"]["between_run"]["tau"] < 0.15')" = true ]
+	# the interval now reaches the earlier runs' levels; without the store it would not
+	[ "$(json "$f" '(lambda iv: iv[0] < 92 and iv[1] > 108)(d["points"][0]["rerun"]["interval"])')" = true ]
+	run "$RUNNER" --no-report --no-store -q -o "$OUT" --run-id alone --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r alone st)" '(lambda p: p["rerun"]["between_run"] is None and p["rerun"]["interval"][1] < 103)(d["points"][0])')" = true ]
+}

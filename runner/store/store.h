@@ -14,6 +14,7 @@
 #define SYSMETER_STORE_H
 
 #include <stddef.h>
+#include <jansson.h>
 #include <stdio.h>
 
 struct store;
@@ -72,5 +73,14 @@ char *store_redacted(const char *where);
 
 /* Is where a PostgreSQL URL (postgresql:// or postgres://)? */
 int store_is_url(const char *where);
+
+/* Each point of an experiment's result (as the run writes it) gets its
+   `rerun` interval widened by the between-run spread of the same point in
+   the newest complete earlier runs (up to 10) on this machine (machine:
+   the manifest's; its fingerprint), other than run_id
+   (results_point_rerun, stats_between_run_tau: at least 3 runs).
+   Returns how many points were widened, or -1 with err. */
+int store_rerun_history(struct store *s, json_t *result, const json_t *machine, const char *run_id,
+			char *err, size_t errlen);
 
 #endif
