@@ -46,8 +46,8 @@ static void say(sqlite3 *db, int rc, char *err, size_t errlen)
 void *store_sqlite_connect(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				 SQLITE_OPEN_NOFOLLOW, NULL);
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+				 NULL);
 	char *msg = NULL;
 
 	if (rc != SQLITE_OK) {

@@ -14,7 +14,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define STORE_SCHEMA_VERSION 2
 
@@ -115,15 +114,14 @@ int store_schema_ensure(struct store *s, char *err, size_t errlen)
 {
 	struct store_result r;
 
-	/* the common case, read without taking the write lock */
+	/* the common case, read without taking the write lock; anything else
+	   (no table yet, an old version) is decided under it */
 	if (store_db_exec(s, "SELECT version FROM schema_version", NULL, 0, &r, err, errlen) == 0) {
 		int ok = r.nrows == 1 && r.cell[0] && atoi(r.cell[0]) == STORE_SCHEMA_VERSION;
 
 		store_result_free(&r);
 		if (ok)
 			return 0;
-	} else if (strstr(err, "damaged") || strstr(err, "busy timeout")) {
-		return -1;
 	}
 	if (store_db_begin(s, err, errlen) < 0)
 		return -1;

@@ -30,9 +30,11 @@ static void keys(void)
 	ok(!store_key_has(k, "size"), "a filter without '=' matches nothing");
 	free(k);
 	json_decref(p);
-	k = store_params_key(json_object());
+	p = json_object();
+	k = store_params_key(p);
 	is_str(k, "", "no parameters: the empty key");
 	free(k);
+	json_decref(p);
 }
 
 static void urls(void)
