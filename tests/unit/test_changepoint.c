@@ -295,6 +295,30 @@ static void test_level(void)
 	stats_cp_free(&cp);
 }
 
+/* Runs that scatter more than their intervals say: the run-to-run variance
+   (tau) is added to every run's, so one run with an overconfident interval
+   does not set its level alone. */
+static void test_tau(void)
+{
+	struct hist h = {0};
+	struct stats_cp cp;
+	double plain = 0;
+
+	gsl_rng_set(rng, 17);
+	runs(&h, 20, 100, 3, 0.5);
+	h.x[5] = 106;
+	h.lo[5] = 105.995;
+	h.hi[5] = 106.005;
+	for (size_t i = 0; i < h.n; i++)
+		plain += h.x[i] / (double)h.n;
+	detect(&h, NULL, &cp);
+	ok(cp.tau > 2 && cp.tau < 4.5, "tau estimates the run-to-run sd 3 (%.2f)", cp.tau);
+	ok(cp.nseg == 1 && fabs(cp.seg[0].mean - plain) < 1,
+	   "one overconfident run does not set the level (%.2f, plain mean %.2f)",
+	   cp.nseg ? cp.seg[0].mean : NAN, plain);
+	stats_cp_free(&cp);
+}
+
 int main(void)
 {
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -308,6 +332,7 @@ int main(void)
 	test_nan();
 	test_short();
 	test_level();
+	test_tau();
 	gsl_rng_free(rng);
 	return done_testing();
 }
