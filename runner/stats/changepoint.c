@@ -73,7 +73,7 @@ static double run_variances(struct cp_work *w, const double *se, double *tmp)
 		if (isfinite(se[i]))
 			tmp[k++] = se[i] * se[i];
 	med_se = median_of(tmp, k);	/* a variance; NaN when no run has one */
-	if (m >= 3) {
+	if (m >= 4) {
 		double med;
 
 		for (size_t i = 0; i + 1 < m; i++)
@@ -82,6 +82,11 @@ static double run_variances(struct cp_work *w, const double *se, double *tmp)
 		for (size_t i = 0; i + 1 < m; i++)
 			tmp[i] = fabs(w->x[i + 1] - w->x[i] - med);
 		sd_diff = 1.4826 * median_of(tmp, m - 1) / sqrt(2.0);
+	} else if (m == 3) {
+		/* two differences: a step would be one of them, and their median
+		   (the mean of both) half the step; the smaller one is the one
+		   a step cannot have moved */
+		sd_diff = fmin(fabs(w->x[1] - w->x[0]), fabs(w->x[2] - w->x[1])) / sqrt(2.0);
 	}
 	tau2 = sd_diff * sd_diff - (isfinite(med_se) ? med_se : 0);
 	if (tau2 < 0)

@@ -272,7 +272,8 @@ const char *stats_rounds_stop_name(enum stats_rounds_stop s);
  * the median of the others'.  The method (docs/methodology.md, "History and
  * change points"): each run's variance is its own interval's (half-width /
  * z) squared plus the run-to-run variance its interval does not explain
- * (from the successive differences, robustly); binary segmentation of a
+ * (from the successive differences, robustly: their MAD; with three runs
+ * the smaller of the two differences); binary segmentation of a
  * step function on the inverse-variance weighted estimates proposes steps
  * (penalty per step: 2 ln m over m runs); a step is kept only when the 95 %
  * intervals of the two segments' means do not overlap AND |after - before|

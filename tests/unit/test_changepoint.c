@@ -269,6 +269,18 @@ static void test_short(void)
 	ok(cp.nstep == 0, "two runs 20 %% apart, +-12 (intervals overlap): no step");
 	stats_cp_free(&cp);
 
+	/* three runs: the newest 20 % up is a step; the middle one 20 % up is
+	   an outlier (an inner segment needs two runs) */
+	double x3[3] = {100, 99.98, 120}, lo3[3] = {99.9, 99.95, 119.9}, hi3[3] = {100.1, 100.01, 120.1};
+	stats_changepoints(x3, lo3, hi3, NULL, 3, NULL, &cp);
+	ok(cp.nstep == 1 && cp.step[0].at == 2, "three runs, the newest 20 %% up: a step at it");
+	stats_cp_free(&cp);
+	x3[1] = 120, lo3[1] = 119.9, hi3[1] = 120.1;
+	x3[2] = 100, lo3[2] = 99.9, hi3[2] = 100.1;
+	stats_changepoints(x3, lo3, hi3, NULL, 3, NULL, &cp);
+	ok(cp.nstep == 0, "three runs, the middle one 20 %% up: no step");
+	stats_cp_free(&cp);
+
 	/* no intervals: the scatter alone decides */
 	struct hist h = {0};
 	gsl_rng_set(rng, 13);
