@@ -94,7 +94,7 @@ static void series_table(FILE *f, const struct history_experiment *e,
 	double scale = history_display(s, label, sizeof label);
 
 	fprintf(f, "<h3>");
-	esc(f, *s->key ? s->key : "(no parameters)");
+	esc(f, *s->key ? s->key : "(its only point)");
 	fprintf(f, "</h3>\n<table>\n<tr><th>run</th><th>started (UTC)</th><th>host</th>"
 		"<th>kernel</th><th>estimate (");
 	esc(f, label);

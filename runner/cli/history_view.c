@@ -268,7 +268,7 @@ static void print_series(FILE *f, const struct history_experiment *e,
 		wh = strlen(s->pt[i].host) > wh ? strlen(s->pt[i].host) : wh;
 		wk = strlen(s->pt[i].kernel) > wk ? strlen(s->pt[i].kernel) : wk;
 	}
-	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", e->name, *s->key ? s->key : "(no parameters)",
+	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", e->name, *s->key ? s->key : "(its only point)",
 		s->n, s->n == 1 ? "" : "s", label);
 	fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s\n", (int)wid, "run", "started (UTC)",
 		(int)wh, "host", (int)wk, "kernel", "estimate", "95% CI", "flags");
@@ -289,10 +289,12 @@ static void print_series(FILE *f, const struct history_experiment *e,
 			strf(ci, sizeof ci, "[%s, %s]", lo, hi);
 		else
 			strf(ci, sizeof ci, "-");
+		/* a run that did not complete (interrupted, failed points) says so */
+		int odd = *p->status && strcmp(p->status, "ok") && strcmp(p->status, "complete");
+
 		fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s%s%s\n", (int)wid, p->run_id, t,
 			(int)wh, p->host, (int)wk, p->kernel, est, ci, p->flags,
-			*p->status && strcmp(p->status, "ok") ? " status=" : "",
-			*p->status && strcmp(p->status, "ok") ? p->status : "");
+			odd ? " status=" : "", odd ? p->status : "");
 	}
 	if (s->cp.nstep == 0)
 		fprintf(f, "  no change point%s\n",
