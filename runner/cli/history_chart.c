@@ -77,6 +77,28 @@ static void gp_string(FILE *f, const char *s)
 	free(q);
 }
 
+/* The time axis: about six labelled tics over the runs' span, with the
+   date alone when the runs span days, the time of day when they do not. */
+static void time_axis(FILE *f, const struct history_experiment *e)
+{
+	double t0 = INFINITY, t1 = -INFINITY, step;
+
+	for (size_t i = 0; i < e->n; i++)
+		for (size_t j = 0; j < e->s[i].n; j++)
+			if (isfinite(e->s[i].pt[j].started)) {
+				t0 = fmin(t0, e->s[i].pt[j].started);
+				t1 = fmax(t1, e->s[i].pt[j].started);
+			}
+	fprintf(f, "\nset xlabel 'run started (UTC)'\nset xdata time\nset timefmt '%%s'\n"
+		"set xtics rotate by -30\n");
+	if (!(t1 > t0))
+		return;
+	step = ceil((t1 - t0) / 6);
+	fprintf(f, "set format x '%s'\nset xtics %.0f\n",
+		t1 - t0 > 3 * 86400 ? "%Y-%m-%d" : t1 - t0 > 3600 ? "%m-%d %H:%M" : "%H:%M:%S",
+		step > 1 ? step : 1);
+}
+
 static void write_script(FILE *f, const struct history_experiment *e, int svg)
 {
 	char label[32], title[512];
@@ -93,18 +115,17 @@ static void write_script(FILE *f, const struct history_experiment *e, int svg)
 	gp_string(f, title);
 	fprintf(f, "\nset ylabel ");
 	gp_string(f, label);
-	fprintf(f, "\nset xlabel 'run started (UTC)'\n"
-		"set xdata time\nset timefmt '%%s'\nset format x \"%%Y-%%m-%%d\\n%%H:%%M\"\n"
+	time_axis(f, e);
+	fprintf(f, "\n"
 		"set border 3\nset tics nomirror\nset grid ytics lc rgb '#d0d0d0' dt 3\n"
 		"set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n"
-		"set key outside right top Left reverse\n"
-		"set style line 100 lc rgb '#555555' lw 1.5 dt 2\n");
+		"set key outside right top Left reverse\n");
 	fprintf(f, "plot \\\n");
 	for (size_t i = 0; i < e->n; i++) {
 		const char *key = *e->s[i].key ? e->s[i].key : e->name;
 
 		fprintf(f, "  '" CHART_DATA "' index %zu using 1:2:3:4 with yerrorbars lc %zu pt 7 "
-			"ps 0.6 title ", i, i + 1);
+			"ps 0.8 title ", i, i + 1);
 		gp_string(f, key);
 		fprintf(f, ", \\\n  '" CHART_DATA "' index %zu using 1:2 with steps lc %zu lw 2 "
 			"title %s%s\n", e->n + i, i + 1, i == 0 ? "'fitted levels'" : "''",
