@@ -25,7 +25,7 @@ static const char css[] =
 	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}"
 	"table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}"
 	"th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left}"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
 	"tr.step td{border-top:3px solid #d62728}tr.note td{background:#fff4f4}"
 	".slower{color:#b00;font-weight:bold}.faster{color:#070;font-weight:bold}"
 	"img{max-width:100%;height:auto}p.muted{color:#666}";
