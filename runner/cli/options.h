@@ -32,8 +32,12 @@ struct cli_opts {
 	const char *threshold;		/* compare --threshold 3%; NULL = 5 % */
 	const char *fail_on;		/* compare --fail-on regression|change|never */
 	const char *json_out;		/* compare --json FILE ("-": stdout) */
+	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
+	int no_store;			/* --no-store */
+	int baseline_store;		/* compare --baseline-store */
 	int help;			/* -h/--help was given */
-	int argc; char **argv;		/* recorded in the manifest */
+	int argc; char **argv;		/* recorded in the manifest: a copy with the
+					   password of any postgresql:// URL removed */
 };
 
 enum cli_opt_kind {
