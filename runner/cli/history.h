@@ -103,4 +103,10 @@ int history_html(const char *dir, const struct history_experiment *e, size_t n, 
 /* `runner history` (history.c). */
 int history_main(char **ops, size_t nops, const struct cli_opts *o);
 
+/* --where KEY=VALUE: 0, or EXIT_USAGE (said). */
+int history_opt_where(struct cli_opts *o, const char *arg);
+
+/* --since: YYYY-MM-DD or an ISO 8601 UTC time -> Unix time; NaN if bad. */
+double history_parse_since(const char *s);
+
 #endif
