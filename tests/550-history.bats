@@ -142,6 +142,10 @@ assert "fx over time" in text and "noise=0.001" in text, text' "$BATS_TEST_TMPDI
 	run "$RUNNER" history fx -o "$OUT" --since yesterday
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--since 'yesterday': expected a date YYYY-MM-DD"* ]]
+	run "$RUNNER" history fx -o "$OUT" --since 2026-11-01x
+	[ "$status" -eq 2 ]
+	run "$RUNNER" history fx -o "$OUT" --since 2026-13-01
+	[ "$status" -eq 2 ]
 	run "$RUNNER" history fx -o "$OUT" --fail-on sometimes
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--fail-on 'sometimes': expected regression or never"* ]]
