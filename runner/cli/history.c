@@ -198,6 +198,13 @@ static void settings_note(char *note, size_t len, const json_t *params, const js
 	}
 }
 
+/* Points in the order a reader expects: work=500 before work=1000. */
+static int by_key(const void *a, const void *b)
+{
+	return strverscmp(((const struct history_series *)a)->key,
+			  ((const struct history_series *)b)->key);
+}
+
 static int by_time(const void *a, const void *b)
 {
 	const struct history_point *x = a, *y = b;
@@ -255,6 +262,8 @@ static int group(struct history_experiment *e, const struct store_row *rows, siz
 	}
 	for (size_t i = 0; i < e->n; i++)
 		qsort(e->s[i].pt, e->s[i].n, sizeof *e->s[i].pt, by_time);
+	if (e->n > 1)
+		qsort(e->s, e->n, sizeof *e->s, by_key);
 	rc = 0;
 out:
 	for (size_t i = 0; params && i < n; i++)
