@@ -172,7 +172,5 @@ char *store_cmd_baseline(const char *run, const struct cli_opts *o, int *rc)
 	store_close(s);
 	json_decref(m);
 	free(id);
-	if (found < 0)
-		*rc = EXIT_FAILED;
 	return found > 0 ? dir : (free(dir), NULL);
 }

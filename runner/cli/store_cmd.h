@@ -16,7 +16,7 @@ int store_cmd_main(char **ops, size_t nops, const struct cli_opts *o);
 
 /* The folder of RUN's baseline in the store (the newest earlier run on the
    same machine with an experiment of RUN's), malloc'd; NULL after saying
-   why (*rc: EXIT_USAGE or EXIT_FAILED). */
+   why (*rc: EXIT_USAGE, which compare also gives for a run it cannot read). */
 char *store_cmd_baseline(const char *run, const struct cli_opts *o, int *rc);
 
 #endif
