@@ -200,3 +200,17 @@ assert "fx over time" in text and "noise=0.001" in text, text' "$BATS_TEST_TMPDI
 			"$BATS_TEST_TMPDIR/site/01-fx.svg"
 	fi
 }
+
+@test "history without gnuplot: --chart fails with the reason (exit 3), --html writes the page without charts" {
+	runs 100 b1 b2
+	# a PATH without gnuplot (the runner itself needs nothing from PATH here)
+	PATH=/nonexistent run "$RUNNER" history fx -o "$OUT" --chart "$BATS_TEST_TMPDIR/h.svg"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"gnuplot is not installed"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/h.svg" ]
+	[ "$(ls -A "$BATS_TEST_TMPDIR" | grep -c history-chart)" -eq 0 ]
+	PATH=/nonexistent run "$RUNNER" history fx -o "$OUT" --html "$BATS_TEST_TMPDIR/site"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q 'No chart: .*gnuplot is not installed' "$BATS_TEST_TMPDIR/site/index.html"
+	[ "$(ls "$BATS_TEST_TMPDIR/site")" = index.html ]
+}
