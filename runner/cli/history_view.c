@@ -165,11 +165,10 @@ int history_regressed(const struct history_experiment *e, const struct history_s
 
 	if (e->dir == HISTORY_DIR_NONE || cp->nstep == 0 || cp->nseg < 2)
 		return 0;
+	/* the newest run with an estimate is in the last segment, which the
+	   last real step starts: no later step has undone it */
 	last = &cp->step[cp->nstep - 1];
-	/* the newest run with an estimate is in the last segment, which starts
-	   at the last real step */
-	return last->at == cp->seg[cp->nseg - 1].first &&
-	       strcmp(history_step_word(e->dir, last->delta), "slower") == 0;
+	return strcmp(history_step_word(e->dir, last->delta), "slower") == 0;
 }
 
 double history_display(const struct history_series *s, char *label, size_t len)
