@@ -56,7 +56,7 @@ points() {
 	[ "$(sql "$BATS_TEST_TMPDIR/other.db" "SELECT id FROM runs")" = "b" ]
 }
 
-@test "an interrupted run is recorded with its status" {
+@test "an interrupted run is recorded with its status; its resume replaces it with the whole run" {
 	hold="$BATS_TEST_TMPDIR/hold"
 	sed "s|HOLD|$hold|g" tests/fixtures/specs/resume/c_gate.yaml.in >"$BATS_TEST_TMPDIR/c_gate.yaml"
 	touch "$hold"
@@ -69,6 +69,15 @@ points() {
 	[ "$rc" -eq 130 ]
 	[ "$(sql "$DB" "SELECT status, exit_code FROM runs WHERE id = 'a'")" = "interrupted|130" ]
 	[ "$(sql "$DB" "SELECT COUNT(*) FROM points WHERE run_id = 'a'")" -eq "$(points "$OUT/a")" ]
+	interrupted_rounds=$(sql "$DB" "SELECT COUNT(*) FROM round_estimates WHERE run_id = 'a'")
+	rm -f "$hold"
+	run "$RUNNER" resume --no-report -q "$OUT/a"
+	[ "$status" -eq 0 ]
+	[ "$(sql "$DB" "SELECT COUNT(*), MIN(status), MIN(exit_code) FROM runs")" = "1|complete|0" ]
+	[ "$(sql "$DB" "SELECT COUNT(*) FROM points WHERE run_id = 'a'")" -eq "$(points "$OUT/a")" ]
+	# every point's three rounds, once
+	[ "$(sql "$DB" "SELECT COUNT(*) FROM round_estimates WHERE run_id = 'a'")" -eq $(( 3 * $(points "$OUT/a") )) ]
+	[ "$(sql "$DB" "SELECT COUNT(*) FROM round_estimates WHERE run_id = 'a'")" -gt "$interrupted_rounds" ]
 }
 
 @test "store import backfills old folders, twice adds nothing; store check finds them whole" {

@@ -31,7 +31,12 @@ static void say(PGconn *c, char *err, size_t errlen)
 
 void *store_pg_connect(const char *url, char *err, size_t errlen)
 {
-	PGconn *c = PQconnectdb(url);
+	/* a server that never answers must not hold a finished run for ever:
+	   10 s unless the URL says otherwise (its own connect_timeout comes
+	   later in the list, so it wins) */
+	static const char *const keys[] = {"connect_timeout", "dbname", NULL};
+	const char *const vals[] = {"10", url, NULL};
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
 	PGresult *r;
 
 	if (!c || PQstatus(c) != CONNECTION_OK) {

@@ -41,6 +41,16 @@ static const char *dnum(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* Now in unix seconds to the microsecond: the order of two runs recorded
+   in the same second. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 struct rec {
 	struct store *s;
 	const char *run_id;
@@ -106,7 +116,7 @@ static int put_run(struct rec *r, const json_t *m, const char *dir, const char *
 			  json_is_integer(sv) ? seed : seed_text, opts,
 			  json_string_value(json_object_get(m, "status")),
 			  num(json_object_get(m, "exit_code"), b3, sizeof b3), dir, msha,
-			  dnum((double)time(NULL), b4, sizeof b4));
+			  dnum(now_s(), b4, sizeof b4));
 	free(opts);
 	free(facts);
 	return rc;

@@ -22,7 +22,7 @@ static const char series_sql[] =
 	"AND e.idx = p.idx "
 	"WHERE p.experiment = $1 AND (CAST($2 AS DOUBLE PRECISION) <= 0 OR "
 	"r.started >= CAST($2 AS DOUBLE PRECISION)) "
-	"ORDER BY p.params_key, r.started, r.id, p.idx, e.round";
+	"ORDER BY p.params_key, r.started, r.finished, r.recorded, r.id, p.idx, e.round";
 
 enum { C_ID, C_DIR, C_HOST, C_FP, C_KERNEL, C_COMMIT, C_STATUS, C_STARTED, C_KEY, C_JSON,
        C_EST, C_LO, C_HI, C_LEVEL, C_UNIT, C_FLAGS, C_N, C_ROUNDS, C_IDX, C_ROUND, C_REST };
@@ -138,13 +138,18 @@ int store_baseline(struct store *s, const char *run_id, char **run_dir, char **b
 
 	*run_dir = *base_id = NULL;
 	/* the newest run before this one on the same machine that measured
-	   one of its experiments */
+	   one of its experiments.  Runs started in the same second (the
+	   manifest's resolution) are told apart by when they finished, then
+	   by when they were recorded (to the microsecond) */
 	if (store_db_exec(s,
 			  "SELECT b.id, b.run_dir FROM runs a JOIN runs b ON b.fingerprint = "
-			  "a.fingerprint AND b.id <> a.id AND b.started <= a.started "
+			  "a.fingerprint AND b.id <> a.id AND (COALESCE(b.started, 0), "
+			  "COALESCE(b.finished, 0), COALESCE(b.recorded, 0)) < (COALESCE(a.started, "
+			  "0), COALESCE(a.finished, 0), COALESCE(a.recorded, 0)) "
 			  "WHERE a.id = $1 AND EXISTS (SELECT 1 FROM points pb JOIN points pa ON "
 			  "pa.experiment = pb.experiment WHERE pb.run_id = b.id AND pa.run_id = a.id) "
-			  "ORDER BY b.started DESC, b.id DESC LIMIT 1",
+			  "ORDER BY b.started DESC, b.finished DESC, b.recorded DESC, b.id DESC "
+			  "LIMIT 1",
 			  p, 1, &res, err, errlen) < 0)
 		return -1;
 	int found = res.nrows == 1;
