@@ -209,7 +209,9 @@ static int by_time(const void *a, const void *b)
 {
 	const struct history_point *x = a, *y = b;
 
-	return (x->started > y->started) - (x->started < y->started);
+	if (x->started != y->started)
+		return x->started > y->started ? 1 : -1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* The rows into e: one series per swept-parameter key, oldest run first.
@@ -239,7 +241,7 @@ static int group(struct history_experiment *e, const struct store_row *rows, siz
 		struct history_point p = {
 			.run_id = r->run_id, .run_dir = r->run_dir, .host = r->host,
 			.kernel = r->kernel, .commit = r->commit, .status = r->status,
-			.flags = flags, .started = r->started, .est = r->estimate,
+			.flags = flags, .started = r->started, .seq = i, .est = r->estimate,
 			.lo = r->ci_lo, .hi = r->ci_hi, .level = r->level,
 		};
 

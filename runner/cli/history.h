@@ -22,6 +22,8 @@ struct cli_opts;
 struct history_point {
 	char *run_id, *run_dir, *host, *kernel, *commit, *status, *flags;
 	double started;			/* Unix time, s */
+	size_t seq;			/* the store's order: ties of started (one
+					   second) keep it */
 	double est, lo, hi, level;	/* probe units; NaN when absent */
 };
 
