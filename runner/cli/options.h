@@ -35,6 +35,10 @@ struct cli_opts {
 	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
 	int no_store;			/* --no-store */
 	int baseline_store;		/* compare --baseline-store */
+	/* history: */
+	char **wheres; size_t n_wheres;	/* --where KEY=VALUE */
+	const char *host, *since;	/* --host H, --since DATE */
+	const char *chart, *html;	/* --chart FILE, --html DIR */
 	int help;			/* -h/--help was given */
 	int argc; char **argv;		/* recorded in the manifest: a copy with the
 					   password of any postgresql:// URL removed */

@@ -56,4 +56,19 @@ void report_set_interrupt(volatile sig_atomic_t *flag);
    ../share/sysmeter/templates from an installed PREFIX/bin/runner. */
 const char *report_default_templates(void);
 
+/*
+ * gnuplot as the report runs it, for a chart drawn outside a run folder
+ * (`runner history`): report_gnuplot runs `gnuplot SCRIPT` in dir (no
+ * shell, the report's time limit, the interrupt flag above), its output in
+ * dir/report.log; the script names its own output file.  0, or -1 with why
+ * in err (the log's last line when gnuplot failed).
+ * report_gnuplot_string: s for the inside of a single-quoted gnuplot string
+ * (the report's own escaping: a quote cannot end the string, no command
+ * substitution, no newline); malloc'd, NULL when out of memory.
+ * report_gnuplot_found: whether gnuplot is on $PATH.
+ */
+int report_gnuplot(const char *dir, const char *script, int verbose, char *err, size_t errlen);
+char *report_gnuplot_string(const char *s);
+int report_gnuplot_found(void);
+
 #endif

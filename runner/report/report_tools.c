@@ -231,6 +231,13 @@ int report_tools_chart(struct report_tools *t, const char *base, unsigned want,
 	return 0;
 }
 
+int report_tools_gnuplot(struct report_tools *t, const char *script, char *msg, size_t msglen)
+{
+	char *argv[] = { "gnuplot", (char *)script, NULL };
+
+	return run_tool(t, argv, REPORT_GNUPLOT_TIMEOUT, msg, msglen);
+}
+
 static void remove_tree_flat(const char *dir)
 {
 	DIR *d = opendir(dir);

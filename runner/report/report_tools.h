@@ -42,6 +42,10 @@ enum {
 int report_tools_chart(struct report_tools *t, const char *base, unsigned want,
 		       unsigned *drawn, char *msg, size_t msglen);
 
+/* gnuplot on `script` (a file in the folder t->run), in that folder: for
+   a script that names its own output.  0, or -1 with why in msg. */
+int report_tools_gnuplot(struct report_tools *t, const char *script, char *msg, size_t msglen);
+
 /* report.tex -> report.pdf with latexmk (use_latexmk) or pdflatex, in a
    scratch folder removed on success.  Returns 0, or -1 with why in msg
    ("pdflatex exited with status 1: report.tex:12: ... (see <run>/report.log)"). */
