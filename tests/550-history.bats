@@ -193,6 +193,11 @@ assert "fx over time" in text and "noise=0.001" in text, text' "$BATS_TEST_TMPDI
 	assert not re.search(r'https?:', page), "an address in the page"
 	PY
 	grep -q 'href="#exp-2">fy<' "$page"
+	# no name: every experiment in the store, in name order
+	run "$RUNNER" history -o "$OUT" --html "$BATS_TEST_TMPDIR/all"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q 'href="#exp-1">fx<' "$BATS_TEST_TMPDIR/all/index.html"
+	grep -q 'href="#exp-2">fy<' "$BATS_TEST_TMPDIR/all/index.html"
 	if command -v gnuplot >/dev/null; then
 		grep -q '<img src="01-fx.svg"' "$page"
 		grep -q '<img src="02-fy.svg"' "$page"

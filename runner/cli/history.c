@@ -311,11 +311,10 @@ static int load(struct store *st, const char *name, const struct cli_opts *o, do
 /* The options' values checked before the store is opened.  0 or EXIT_USAGE. */
 static int check_args(char **ops, size_t nops, const struct cli_opts *o, double *since)
 {
-	if (nops == 0) {
-		/* store_series answers for one named experiment: a store that can
-		   list its experiments would let --html go without names */
+	if (nops == 0 && !o->html) {
+		/* with --html and no name: every experiment of the store */
 		fprintf(stderr, "runner: history: expected an experiment name (runner history "
-			"[OPTIONS] EXPERIMENT...; several with --html)\n");
+			"[OPTIONS] EXPERIMENT...; several, or none for all, with --html)\n");
 		return EXIT_USAGE;
 	}
 	if (nops > 1 && o->chart) {
@@ -377,6 +376,13 @@ static int load_all(struct store *st, char **ops, size_t nops, const struct cli_
 	return 0;
 }
 
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 int history_main(char **ops, size_t nops, const struct cli_opts *o)
 {
 	struct history_experiment *e;
@@ -392,7 +398,26 @@ int history_main(char **ops, size_t nops, const struct cli_opts *o)
 		fprintf(stderr, "runner: history: %s\n", err);
 		return EXIT_USAGE;
 	}
+	char **all = NULL;
+	size_t nall = 0;
+	if (nops == 0) {
+		if (store_experiments(st, &all, &nall, err, sizeof err) < 0) {
+			fprintf(stderr, "runner: history: %s\n", err);
+			store_close(st);
+			return EXIT_USAGE;
+		}
+		if (nall == 0) {
+			fprintf(stderr, "runner: history: no experiment in the store %s\n",
+				store_where(st));
+			free(all);
+			store_close(st);
+			return EXIT_USAGE;
+		}
+		ops = all;
+		nops = nall;
+	}
 	if (!(e = calloc(nops, sizeof *e))) {
+		free_names(all, nall);
 		store_close(st);
 		fprintf(stderr, "runner: history: out of memory\n");
 		return EXIT_INTERNAL;
@@ -414,6 +439,7 @@ int history_main(char **ops, size_t nops, const struct cli_opts *o)
 	for (size_t i = 0; i < nops; i++)
 		history_experiment_free(&e[i]);
 	free(e);
+	free_names(all, nall);
 	store_close(st);
 	if (!rc && regressed && o->fail_on && strcmp(o->fail_on, "regression") == 0) {
 		fprintf(stderr, "runner: history: the newest run is slower than before its last "

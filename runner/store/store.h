@@ -47,6 +47,10 @@ int store_series(struct store *s, const struct store_query *q,
 		 struct store_row **rows, size_t *nrows, char *err, size_t errlen);
 void store_rows_free(struct store_row *rows, size_t nrows);
 
+/* The names of every experiment with points in the store, sorted: *names
+   (each and the array malloc'd), *n of them.  0, or -1 with err. */
+int store_experiments(struct store *s, char ***names, size_t *n, char *err, size_t errlen);
+
 /* Record (or re-record: the run's rows replaced in one transaction) the run
    folder run_dir.  The number of points recorded, or -1 with err (nothing
    of the run written). */
