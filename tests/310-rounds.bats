@@ -286,3 +286,19 @@ spec() {
 	[ "$status" -eq 0 ]
 	[ "$(json "$(r alone st)" '(lambda p: p["rerun"]["between_run"] is None and p["rerun"]["interval"][1] < 103)(d["points"][0])')" = true ]
 }
+
+@test "the between-run spread is taken since the history's last change point, not across it" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.005}' 'rounds: 5' \
+		'repetitions: 25' 'iterations: 1' 'warmup: 1'
+	# four runs at one level, then a step of 30 % (a new kernel, say) and three at the new one
+	for s in 1.0:a1 1.01:a2 0.99:a3 1.0:a4 1.3:b1 1.31:b2 1.29:b3; do
+		SYSMETER_FIXTURE_SCALE=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" \
+			--seed 5 "$D/st.yaml"
+		[ "$status" -eq 0 ]
+	done
+	SYSMETER_FIXTURE_SCALE=1.3 run "$RUNNER" --no-report -q -o "$OUT" --run-id now --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r now st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 3 ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["tau"] < 0.03')" = true ]
+}

@@ -20,8 +20,9 @@
    a BIOS setting) weighs little. */
 #define HISTORY_MAX_RUNS 10
 
-/* rows[lo..hi) are one point's history (ordered by time): the estimates
-   and intervals of complete earlier runs on this machine, newest last. */
+/* rows[0..n) are one point's history (ordered by time): the spread of
+   the complete earlier runs on this machine, the newest HISTORY_MAX_RUNS,
+   since the last change point among them; *used: how many. */
 static double point_tau(const struct store_row *rows, size_t n, const char *fp, const char *run_id,
 			const char *unit, size_t *used)
 {
@@ -41,8 +42,24 @@ static double point_tau(const struct store_row *rows, size_t n, const char *fp, 
 		lev[k] = isfinite(w->level) ? w->level : 0.95;
 		k++;
 	}
-	*used = k;
-	return stats_between_run_tau(est, lo, hi, lev, k);
+	/* oldest first; only the runs since the last real change point (a
+	   kernel or a setting that changed the level is a step, not spread) */
+	for (size_t i = 0; i < k / 2; i++) {
+		double t;
+		t = est[i], est[i] = est[k - 1 - i], est[k - 1 - i] = t;
+		t = lo[i], lo[i] = lo[k - 1 - i], lo[k - 1 - i] = t;
+		t = hi[i], hi[i] = hi[k - 1 - i], hi[k - 1 - i] = t;
+		t = lev[i], lev[i] = lev[k - 1 - i], lev[k - 1 - i] = t;
+	}
+	size_t from = 0;
+	struct stats_cp cp;
+	if (k >= 3 && stats_changepoints(est, lo, hi, lev, k, NULL, &cp) == 0) {
+		if (cp.nseg > 0)
+			from = cp.seg[cp.nseg - 1].first;
+		stats_cp_free(&cp);
+	}
+	*used = k - from;
+	return stats_between_run_tau(est + from, lo + from, hi + from, lev + from, k - from);
 }
 
 int store_rerun_history(struct store *s, json_t *result, const json_t *machine, const char *run_id,
