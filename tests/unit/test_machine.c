@@ -451,7 +451,27 @@ static void test_core_clock(void)
 	int r = machine_core_clock(&c, 5, 0.001), agreed = 0;
 	json_t *j = machine_core_clock_json(&c);
 
-#if defined(__x86_64__)
+	if (c.method && getenv("SYSMETER_EMULATED")) {
+		/* under qemu an instruction takes no cycle of a real core: the
+		   method is there, the figures are the emulator's */
+		ok(r == 0 && c.method && (c.holds == (c.why_not == NULL)) &&
+		   jsonutil_str(j, "method") && json_is_boolean(json_object_get(j, "holds")),
+		   "core clock: method '%s', its JSON", c.method);
+		ok(1, "# skip emulated CPU: the clock and the chains' agreement are not measured");
+		json_decref(j);
+		return;
+	}
+	if (!c.method) {
+		(void)tsc;
+		(void)agreed;
+		ok(r < 0 && isnan(c.hz) && c.why_not, "no core clock here: %s", c.why_not);
+		ok(json_is_null(json_object_get(j, "hz")) && jsonutil_str(j, "why_not"),
+		   "its JSON: hz null, why_not");
+		hz = machine_core_hz(&spread);
+		ok(isnan(hz) && isnan(spread), "machine_core_hz: NAN");
+		json_decref(j);
+		return;
+	}
 	ok(r == 0 && c.hz > 2e8 && c.hz < 1e10 && c.min_hz <= c.hz && c.hz <= c.max_hz &&
 	   isfinite(c.spread) && c.method && c.repeats == 5,
 	   "core clock measured: %.4g GHz (%.4g-%.4g), spread %.1f %%, %d windows set aside",
@@ -462,8 +482,9 @@ static void test_core_clock(void)
 	ok(isfinite(c.tsc_ratio) && fabs(c.tsc_ratio * tsc / c.hz - 1) < 0.1,
 	   "core cycles per TSC tick %.3f: the clock over the TSC's rate", c.tsc_ratio);
 	/* two chains of different latency agree on one clock; a busy moment may
-	   split them once, so up to three tries */
-	for (int i = 0; i < 3 && !agreed; i++) {
+	   split them once, so up to three tries (aarch64 has no second chain:
+	   arch.c says why) */
+	for (int i = 0; i < 3 && !agreed && c.check_method; i++) {
 		struct machine_core_clock k;
 
 		if (i == 0)
@@ -475,12 +496,15 @@ static void test_core_clock(void)
 			printf("#   add chain %.4g GHz, multiply chain %.4g GHz\n", k.hz / 1e9,
 			       k.check_hz / 1e9);
 	}
-	ok(agreed, "the multiply chain (3 cycles a link) agrees with the add chain (1 cycle)");
+	if (c.check_method)
+		ok(agreed, "the multiply chain (3 cycles a link) agrees with the add chain (1 cycle)");
+	else
+		ok(1, "# skip no multiply chain of one known latency on this architecture");
 	ok(c.holds == (c.why_not == NULL), "holds unless a why_not is given (%s)",
 	   c.why_not ? c.why_not : "holds");
 	ok(json_is_real(json_object_get(j, "hz")) && jsonutil_str(j, "method") &&
 	   json_is_boolean(json_object_get(j, "holds")) &&
-	   json_is_object(json_object_get(j, "check")) && json_is_integer(json_object_get(j, "lost")) &&
+	   (json_is_object(json_object_get(j, "check")) || !c.check_method) && json_is_integer(json_object_get(j, "lost")) &&
 	   json_is_real(json_object_get(j, "iqr")) && c.iqr <= c.spread,
 	   "its JSON: hz, method, holds, check, lost, iqr");
 	hz = machine_core_hz(&spread);
@@ -526,15 +550,6 @@ static void test_core_clock(void)
 	} else {
 		ok(1, "# skip cannot pin to CPU 0");
 	}
-#else
-	(void)tsc;
-	(void)agreed;
-	ok(r < 0 && isnan(c.hz) && c.why_not, "no core clock here: %s", c.why_not);
-	ok(json_is_null(json_object_get(j, "hz")) && jsonutil_str(j, "why_not"),
-	   "its JSON: hz null, why_not");
-	hz = machine_core_hz(&spread);
-	ok(isnan(hz) && isnan(spread), "machine_core_hz: NAN");
-#endif
 	json_decref(j);
 }
 
