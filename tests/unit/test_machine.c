@@ -23,6 +23,7 @@
 #include "tap.h"
 #include "lib/jsonutil.h"
 #include "machine/machine.h"
+#include "machine/model_table.h"
 
 #define FIX "tests/fixtures/machine/"
 
@@ -553,6 +554,56 @@ static void test_core_clock(void)
 	json_decref(j);
 }
 
+/* ---- 6. 64-bit ARM: MIDR from sysfs or /proc/cpuinfo, on any host */
+
+static void test_arm(void)
+{
+	json_t *m, *cpu;
+
+	machine_set_root(FIX "arm-graviton2/root");
+	m = machine_describe_with(2e9, NULL);
+	cpu = json_object_get(m, "cpu");
+	ok(!strcmp(str(cpu, "microarchitecture"), "Neoverse N1") && !strcmp(str(cpu, "vendor"), "ARM") &&
+	   json_integer_value(json_object_get(cpu, "family")) == 0x41 &&
+	   json_integer_value(json_object_get(cpu, "model")) == 0xd0c &&
+	   json_integer_value(json_object_get(cpu, "variant")) == 3 &&
+	   json_integer_value(json_object_get(cpu, "stepping")) == 1 &&
+	   !strcmp(str(cpu, "signature"), "0x413fd0c1") && strstr(str(cpu, "source"), "midr_el1"),
+	   "Graviton2: MIDR 0x413fd0c1 from sysfs is an ARM Neoverse N1 (%s)", str(cpu, "source"));
+	ok(!strcmp(str(m, "cpu_model"), "ARM Neoverse N1"), "no model name: cpu_model from the MIDR");
+	ok(json_array_size(json_object_get(m, "caches")) == 4 &&
+	   json_integer_value(json_object_get(json_object_get(m, "llc"), "size_bytes")) == 32 << 20 &&
+	   json_is_null(json_object_get(m, "caches_why_not")),
+	   "Graviton2: four caches from sysfs, a 32 MiB LLC");
+	json_decref(m);
+
+	machine_set_root(FIX "arm-rpi4/root");
+	m = machine_describe_with(2e9, NULL);
+	cpu = json_object_get(m, "cpu");
+	ok(!strcmp(str(cpu, "microarchitecture"), "Cortex-A72") &&
+	   !strcmp(str(cpu, "signature"), "0x410fd083") && strstr(str(cpu, "source"), "/proc/cpuinfo"),
+	   "Raspberry Pi 4: no sysfs MIDR, /proc/cpuinfo's fields make 0x410fd083, a Cortex-A72");
+	ok(json_array_size(json_object_get(m, "caches")) == 0 && json_is_null(json_object_get(m, "llc")) &&
+	   strstr(str(m, "caches_why_not"), "CCSIDR_EL1"),
+	   "Raspberry Pi 4: no cache folders: caches n/a, and why: %s", str(m, "caches_why_not"));
+	json_decref(m);
+	machine_set_root(NULL);
+
+	ok(!strcmp(machine_model_find("ARM", 0x41, 0xd0c)->name, "Neoverse N1") &&
+	   !strcmp(machine_model_find("ARM", 0x41, 0xd08)->name, "Cortex-A72") &&
+	   !strcmp(machine_model_find("Apple", 0x61, 0x023)->name, "generic aarch64 (not in the table)") &&
+	   !strcmp(machine_model_find("GenuineIntel", 6, 0x01)->name, "generic x86-64 (not in the table)"),
+	   "the table: ARM rows by implementer and part; an unknown ARM core gets the generic aarch64 row");
+	{
+		double v = 0;
+
+		ok(machine_model_value(machine_model_find("ARM", 0x41, 0xd0c), "l2_cycles", 0, &v) == 0 &&
+		   v == 11 &&
+		   machine_model_value(machine_model_find("ARM", 0x41, 0xd0c), "rdtscp_cycles", 0, &v) < 0,
+		   "Neoverse N1: L2 11 cycles; a figure no source gives is not in the table");
+	}
+}
+
 int main(void)
 {
 	test_signatures();
@@ -563,5 +614,6 @@ int main(void)
 	test_table_file();
 	test_environment();
 	test_core_clock();
+	test_arm();
 	return done_testing();
 }
