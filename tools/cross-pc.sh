@@ -20,7 +20,7 @@ for pkg in "$@"; do
 	[ -f "$hostpc" ] || { echo "cross-pc: no $pkg.pc for the host or $triplet" >&2; exit 1; }
 	hostlib=$(pkg-config --variable=libdir "$pkg")
 	sed "s|$hostlib|$dir/lib|g" "$hostpc" > "$dir/$pkg.pc.tmp"
-	for l in $(pkg-config --libs-only-l --static "$pkg" | tr ' ' '\n' | sed -n 's/^-l//p' | sort -u); do
+	for l in $(pkg-config --libs-only-l "$pkg" | tr ' ' '\n' | sed -n 's/^-l//p' | sort -u); do
 		[ "$l" = m ] && continue
 		so=$(ls "$tlib/lib$l.so."* 2>/dev/null | sort | head -n 1)
 		[ -n "$so" ] || { echo "cross-pc: $pkg needs lib$l for $triplet: no $tlib/lib$l.so.*" >&2; exit 1; }
