@@ -996,12 +996,16 @@ static int finish(struct run *r)
 
 	if (!write_failed && results_write_csv(r->dir, r->all_results, err, sizeof err) < 0)
 		stop_on_write_error(err);
-	exit_code = write_failed ? EXIT_INTERNAL : interrupted ? EXIT_INTERRUPTED
+	/* one reading of the flag for both the status and the exit code: a
+	   signal between two readings made a manifest say "interrupted" of a
+	   run that exited 0 */
+	int cut = interrupted;
+	exit_code = write_failed ? EXIT_INTERNAL : cut ? EXIT_INTERRUPTED
 		  : r->any_failed ? EXIT_FAILED : EXIT_OK;
 	append_account(r, exit_code);
 	manifest_store(r, NULL);
 	results_manifest_finish(r->manifest, write_failed ? "write_failed"
-				: interrupted ? "interrupted" : "complete", exit_code);
+				: cut ? "interrupted" : "complete", exit_code);
 	if (write_failed)	/* one last try, so that a manifest that can be written says so */
 		results_write_manifest(r->dir, r->manifest, err, sizeof err);
 	else if (write_manifest(r) < 0)
