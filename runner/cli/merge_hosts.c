@@ -272,7 +272,7 @@ static int copy_one(const char *from, const char *to)
 
 /* Copy the tree src into dst (made here): folders and regular files only,
    a link or device in a run folder is left out. */
-static int copy_tree(const char *src, const char *dst, char *err, size_t errlen)
+int merge_hosts_copy_tree(const char *src, const char *dst, char *err, size_t errlen)
 {
 	DIR *d = opendir(src);
 	struct dirent *e;
@@ -299,7 +299,7 @@ static int copy_tree(const char *src, const char *dst, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", a, strerror(errno));
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			rc = copy_tree(a, b, err, errlen);
+			rc = merge_hosts_copy_tree(a, b, err, errlen);
 		} else if (S_ISREG(st.st_mode) && copy_one(a, b) < 0) {
 			snprintf(err, errlen, "%s -> %s: %s", a, b, strerror(errno));
 			rc = -1;
@@ -457,7 +457,7 @@ static int build(const char *out_dir, const char *id, const struct hosts *hs, js
 	}
 	for (size_t k = 0; k < hs->n; k++) {
 		snprintf(path, sizeof path, "%s/hosts/%s", tmp, hs->h[k].name);
-		if (copy_tree(hs->h[k].dir, path, err, sizeof err) < 0) {
+		if (merge_hosts_copy_tree(hs->h[k].dir, path, err, sizeof err) < 0) {
 			fprintf(stderr, "runner: merge: %s\n", err);
 			goto out;
 		}

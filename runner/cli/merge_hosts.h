@@ -14,4 +14,8 @@ int merge_hosts_main(char **runs, size_t n, const char *hosts_file, const struct
    64, not starting with '.' or '-'. */
 int merge_hosts_name_ok(const char *s);
 
+/* Copy the folder src to dst (made here): folders and regular files, no
+   links or devices.  0, or -1 with the message in err. */
+int merge_hosts_copy_tree(const char *src, const char *dst, char *err, size_t errlen);
+
 #endif
