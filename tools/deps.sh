@@ -5,8 +5,8 @@
 #   tools/deps.sh --test-only  also what `make test` needs (bats, pdf tools)
 set -eu
 BUILD_PKGS="gcc libc6-dev make pkg-config libyaml-dev libjansson-dev libgsl-dev libssl-dev libnfs-dev libcmark-dev"
-RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind"
-TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git"
+RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind ansible-core"
+TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git openssh-server openssh-client slurm-wlm munge"
 case "${1:-}" in
 --test-only) want="$BUILD_PKGS $TEST_PKGS $RUN_PKGS" ;;
 *) want="$BUILD_PKGS $RUN_PKGS" ;;
