@@ -12,8 +12,12 @@
    to our stderr; quiet: both to /dev/null), for limit_s at most; Ctrl-C
    kills its process group.  The exit code, or -1 (*how: SUPERVISE_END_*). */
 int fleet_run_tool(char *const *argv, const char *out_file, int quiet, double limit_s, int *how);
-/* SIGINT or SIGTERM came during the fleet. */
+/* SIGINT and SIGTERM set the fleet's flag from now on (the old actions
+   into old_*); fleet_interrupted: one came. */
+#include <signal.h>
+void fleet_catch_signals(struct sigaction *old_int, struct sigaction *old_term);
 int fleet_interrupted(void);
+void fleet_set_interrupted(int on);
 void fleet_rm_tree(const char *dir);
 /* A file shipped beside the runner (tools/... in the tree, share/sysmeter/...
    installed): 0 with its path in out, else -1. */

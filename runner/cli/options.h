@@ -35,7 +35,7 @@ struct cli_opts {
 	int hosts;			/* merge --hosts: one host per run, side by side */
 	const char *hosts_file;		/* merge --hosts-file FILE (sysmeter.hosts/1) */
 	const char *ansible, *slurm_nodelist, *partition, *shared_dir;	/* fleet */
-	int slurm, pairs, slurm_nodes;	/* fleet --slurm, --pairs, --nodes N */
+	int slurm, slurm_nodes;		/* fleet --slurm, --nodes N */
 	double time_limit;		/* fleet --time-limit S (per host) */
 	int help;			/* -h/--help was given */
 	int argc; char **argv;		/* recorded in the manifest */
