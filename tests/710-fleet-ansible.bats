@@ -18,7 +18,6 @@ setup() {
 	# no ssh master left behind after the test (ansible's default persists one)
 	export ANSIBLE_SSH_ARGS="-o ControlMaster=no" ANSIBLE_NOCOLOR=1
 	export ANSIBLE_LOCAL_TEMP="$BATS_TEST_TMPDIR/ansible-local"
-	trap 'fleet_hosts_down "$H"' EXIT
 }
 
 teardown() {
@@ -55,7 +54,7 @@ teardown() {
 	[ -s "$OUT/fl/report.pdf" ]
 	# nothing of the controller's stage or the playbook's vars is left
 	[ -z "$(ls -A "$OUT" | grep '^\.fleet-')" ]
-	! grep -rq "client_key" "$OUT/fl"
+	! grep -rq "client_key" "$OUT/fl" || false
 }
 
 @test "fleet --ansible: a host whose task fails is missing, named with the task and why; no host, no folder" {
@@ -91,4 +90,54 @@ teardown() {
 	run "$RUNNER" fleet --ansible "$BATS_TEST_TMPDIR/inv" -o "$OUT" "$SPECS/fixed.yaml"
 	[ "$status" -eq 2 ]
 	[ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+}
+
+# a spec whose only point never returns before its (long) timeout
+hang_spec() {
+	printf 'title: Hang\nprobe: hang\nrepetitions: 3\niterations: 1\ntimeout: 600s\nrounds: 1\n' > "$SPECS/hang.yaml"
+}
+
+# runner_in NS: a runner process runs in the namespace
+runner_in() {
+	local p
+	for p in $(ip netns pids "$1"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = runner ] && return 0
+	done
+	return 1
+}
+
+no_runner_in() {
+	! runner_in "$1"
+}
+
+@test "fleet --ansible --time-limit: a host's run that outlives it is ended there and the host is missing" {
+	fleet_hosts_up "$H" a
+	fleet_sshd_start "$H" a
+	hang_spec
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" run "$RUNNER" fleet --ansible "$H/inventory" \
+		-o "$OUT" --run-id fl --time-limit 3 "$SPECS/hang.yaml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"runner: fleet: a: missing: a run that gave no folder: time limit of 3 s reached"* ]]
+	! runner_in "smfleet-$$-a" || false
+}
+
+@test "fleet --ansible: Ctrl-C stops the fleet and the host's runner (exit 130)" {
+	fleet_hosts_up "$H" a
+	fleet_sshd_start "$H" a
+	hang_spec
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" \
+		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_until 120 runner_in "smfleet-$$-a"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err" | tail -5
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted: stopping the hosts' runs" "$BATS_TEST_TMPDIR/err"
+	grep -q "runner: fleet: a: missing: interrupted before this host finished" "$BATS_TEST_TMPDIR/err"
+	# the host's runner got SIGTERM from stop.yml and saved what it had
+	wait_until 30 no_runner_in "smfleet-$$-a"
+	[ "$(json "$H/host-a/sysmeter/out/fl/manifest.json" 'd["status"]')" = interrupted ]
+	[ ! -e "$OUT/fl" ]
 }

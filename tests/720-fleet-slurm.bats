@@ -18,7 +18,6 @@ setup() {
 	SHARED="$BATS_TEST_TMPDIR/shared"
 	OUT="$BATS_TEST_TMPDIR/out"
 	mkdir -p "$C" "$SHARED"
-	trap 'fleet_slurm_down "$C"' EXIT
 	fleet_slurm_up "$C" || skip "Slurm did not start here: $(head -c 600 "$C/why")"
 }
 

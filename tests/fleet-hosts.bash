@@ -3,7 +3,8 @@
 # with a host key and a client key made for the test.  Names are unique to
 # the test's process (smfleet-PID-X), so they never meet the runner's own
 # --peer netns namespaces or another test's.  fleet_hosts_down removes it
-# all (call it from teardown; fleet_hosts_up sets a trap too).
+# all (call it from teardown, which bats runs also when a test fails or is
+# interrupted; a trap of our own on EXIT would replace bats' own).
 #
 #   fleet_hosts_up DIR a b c      namespaces, veths, keys, inventory DIR/inventory
 #   fleet_sshd_start DIR a        sshd in a's namespace (-D, in the background)
