@@ -25,7 +25,7 @@ WERROR   ?=
 CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
 WARN     := -Wall -Wextra $(if $(CC_IS_CLANG),,-Wno-format-truncation) $(if $(filter 1,$(WERROR)),-Werror)
 STD      := -std=c11 -D_GNU_SOURCE
-PKGS     := yaml-0.1 jansson gsl libcrypto libcmark
+PKGS     := yaml-0.1 jansson gsl libcrypto libcmark sqlite3 libpq
 
 # The libraries' flags come from pkg-config, read from $(BUILD)/config.mk.
 # That file is made (after tools/deps.sh has installed whatever is missing)

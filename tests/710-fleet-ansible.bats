@@ -37,7 +37,7 @@ teardown() {
 	[ "${lines[${#lines[@]}-1]}" = "$OUT/fl" ]
 	# the copy was real: each host ran the build from its own folder
 	[ -x "$H/host-a/sysmeter/bin/runner" ]
-	[ -f "$H/host-b/sysmeter/out/fl/manifest.json" ]
+	[ -f "$H/host-b/sysmeter/out/fl-b/manifest.json" ]
 	cmp "$RUNNER" "$H/host-a/sysmeter/bin/runner"
 	# one folder: the merged report and each host's run inside
 	[ "$(json "$OUT/fl/manifest.json" '[r["name"] for r in d["hosts"]["runs"]]')" = '["a", "b"]' ]
@@ -55,6 +55,8 @@ teardown() {
 	# nothing of the controller's stage or the playbook's vars is left
 	[ -z "$(ls -A "$OUT" | grep '^\.fleet-')" ]
 	! grep -rq "client_key" "$OUT/fl" || false
+	# every host's run in the results store beside the runs (out/sysmeter.db)
+	[ "$(python3 -c 'import sqlite3, sys; print(sorted(r[0] for r in sqlite3.connect(sys.argv[1]).execute("select id from runs")))' "$OUT/sysmeter.db")" = "['fl-a', 'fl-b']" ]
 }
 
 @test "fleet --ansible: a host whose task fails is missing, named with the task and why; no host, no folder" {
@@ -138,6 +140,6 @@ no_runner_in() {
 	grep -q "runner: fleet: a: missing: interrupted before this host finished" "$BATS_TEST_TMPDIR/err"
 	# the host's runner got SIGTERM from stop.yml and saved what it had
 	wait_until 30 no_runner_in "smfleet-$$-a"
-	[ "$(json "$H/host-a/sysmeter/out/fl/manifest.json" 'd["status"]')" = interrupted ]
+	[ "$(json "$H/host-a/sysmeter/out/fl-a/manifest.json" 'd["status"]')" = interrupted ]
 	[ ! -e "$OUT/fl" ]
 }

@@ -4,9 +4,9 @@
 #   tools/deps.sh              everything (build, run, report/PDF)
 #   tools/deps.sh --test-only  also what `make test` needs (bats, pdf tools)
 set -eu
-BUILD_PKGS="gcc libc6-dev make pkg-config libyaml-dev libjansson-dev libgsl-dev libssl-dev libnfs-dev libcmark-dev"
+BUILD_PKGS="gcc libc6-dev make pkg-config libyaml-dev libjansson-dev libgsl-dev libssl-dev libnfs-dev libcmark-dev libsqlite3-dev libpq-dev"
 RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind ansible-core"
-TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git openssh-server openssh-client slurm-wlm munge"
+TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git postgresql openssh-server openssh-client slurm-wlm munge"
 case "${1:-}" in
 --test-only) want="$BUILD_PKGS $TEST_PKGS $RUN_PKGS" ;;
 *) want="$BUILD_PKGS $RUN_PKGS" ;;

@@ -16,6 +16,7 @@
 #include "cli/nfs_serve.h"
 #include "cli/rerun.h"
 #include "cli/resume.h"
+#include "cli/store_cmd.h"
 #include "engine/engine.h"
 #include "lib/jsonutil.h"
 #include "lib/version.h"
@@ -254,6 +255,25 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 {
 	struct compare_args a = { o->threshold, o->fail_on, o->json_out };
 
+	if (o->baseline_store) {
+		int rc;
+		char *base;
+
+		if (nops != 1) {
+			fprintf(stderr, "runner: compare --baseline-store: expected one run folder\n");
+			return EXIT_USAGE;
+		}
+		if (!(base = store_cmd_baseline(ops[0], o, &rc)))
+			return rc;
+		rc = compare_main(base, ops[0], &a);
+		free(base);
+		return rc;
+	}
+	if (o->store) {
+		fprintf(stderr, "runner: compare: --store is for --baseline-store\n");
+		return EXIT_USAGE;
+	}
+
 	if (nops != 2) {
 		fprintf(stderr, "runner: compare: expected two run folders\n");
 		return EXIT_USAGE;
@@ -282,12 +302,19 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 #define OPT_FORCE CLI_FLAG("force", 0, force, "go on although a probe binary changed since the run")
 #define OPT_QUIET CLI_FLAG("quiet", 'q', quiet, "no progress")
 #define OPT_VERBOSE CLI_FLAG("verbose", 'v', verbose, "say what is being done")
+#define OPT_STORE CLI_TEXT("store", 0, store, "PATH|URL", "the results store: a SQLite file or postgresql://... (default DIR/sysmeter.db)")
+#define OPT_NO_STORE CLI_FLAG("no-store", 0, no_store, "do not record the run in the results store")
 #define OPT_READY_FILE CLI_TEXT("ready-file", 0, ready_file, "FILE", "written once the server answers")
+
+static int cmd_store(char **ops, size_t nops, struct cli_opts *o)
+{
+	return store_cmd_main(ops, nops, o);
+}
 
 static const struct cli_option run_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK,
 	OPT_SEED, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_MACHINE, OPT_TITLE, OPT_AUTHOR, OPT_COURSE,
-	OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE, CLI_END,
+	OPT_NO_REPORT, OPT_STORE, OPT_NO_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option check_options[] = {
 	OPT_PROBE_DIR, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_MACHINE, OPT_QUIET, OPT_VERBOSE, CLI_END,
@@ -301,18 +328,18 @@ static const struct cli_option report_options[] = {
 };
 static const struct cli_option rerun_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS,
-	OPT_TOKEN, OPT_MACHINE, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE,
-	CLI_END,
+	OPT_TOKEN, OPT_MACHINE, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_STORE,
+	OPT_NO_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option resume_options[] = {
 	OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_NO_REPORT,
-	OPT_QUIET, OPT_VERBOSE, CLI_END,
+	OPT_STORE, OPT_NO_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 #define OPT_HOSTS_FILE CLI_TEXT("hosts-file", 0, hosts_file, "FILE", "--hosts: the hosts' names and the missing hosts (sysmeter.hosts/1)")
 static const struct cli_option merge_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT,
 	CLI_FLAG("hosts", 0, hosts, "one run per host: all kept, side by side, per host"),
-	OPT_HOSTS_FILE, OPT_QUIET, OPT_VERBOSE, CLI_END,
+	OPT_HOSTS_FILE, OPT_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option fleet_options[] = {
 	CLI_TEXT("ansible", 0, ansible, "INVENTORY", "run on the inventory's hosts through ansible-playbook"),
@@ -323,13 +350,18 @@ static const struct cli_option fleet_options[] = {
 	CLI_TEXT("shared-dir", 0, shared_dir, "DIR", "--slurm: where the nodes write their runs (shared storage)"),
 	CLI_CALL("time-limit", 0, fleet_opt_time_limit, "S", "each host's run ends after S seconds (default 3600)"),
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_SEED,
-	OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_QUIET, OPT_VERBOSE, CLI_END,
+	OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_STORE, OPT_NO_STORE, OPT_QUIET,
+	OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option compare_options[] = {
 	CLI_TEXT("threshold", 0, threshold, "PCT", "the noise threshold (default 5%)"),
 	CLI_TEXT("fail-on", 0, fail_on, "regression|change|never", "exit 1 when B has this"),
 	CLI_TEXT("json", 0, json_out, "FILE", "the decision as JSON (- for stdout)"),
-	CLI_END,
+	CLI_FLAG("baseline-store", 0, baseline_store, "compare RUN with the newest earlier run of the store on this machine"),
+	OPT_STORE, CLI_END,
+};
+static const struct cli_option store_options[] = {
+	OPT_STORE, OPT_OUT, OPT_QUIET, CLI_END,
 };
 static const struct cli_option serve_options[] = {
 	CLI_TEXT("listen", 0, listen, "ADDR:PORT", "where to listen (default 127.0.0.1:7077)"),
@@ -352,8 +384,10 @@ const struct cli_command cli_commands[] = {
 	 "one report from several runs: each experiment's newest result"},
 	{"fleet", cmd_fleet, fleet_options, "SPEC_OR_DIR...",
 	 "the same run on many hosts (Ansible or Slurm), merged with --hosts"},
-	{"compare", cmd_compare, compare_options, "RUN_A RUN_B",
+	{"compare", cmd_compare, compare_options, "RUN_A RUN_B | --baseline-store RUN",
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
+	{"store", cmd_store, store_options, "import RUN... | check",
+	 "the results store: record old run folders; verify it against the folders"},
 	{"serve", cmd_serve, serve_options, "", "the peer of the network probes, until Ctrl-C"},
 	{"nfs-serve", cmd_nfs_serve, nfs_serve_options, "",
 	 "the --nfs netns server on its own (root), until Ctrl-C"},

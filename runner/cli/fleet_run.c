@@ -324,10 +324,13 @@ int fleet_collect(const char *stage, json_t *names, const char *fleet_id, const 
 		   the folder is then read as any untrusted run is) */
 		snprintf(dir, sizeof dir, "%s/runs/%s", stage, name);
 		snprintf(path, sizeof path, "%s/%s.tgz", stage, name);
-		snprintf(run, sizeof run, "%s/%s", dir, fleet_id);
+		snprintf(run, sizeof run, "%s/%s-%s", dir, fleet_id, name);
 		{
+			char member[600];
 			char *targv[] = {"tar", "--no-same-owner", "--no-same-permissions", "-xzf", path,
-					 "-C", dir, "--", (char *)fleet_id, NULL};
+					 "-C", dir, "--", member, NULL};
+
+			snprintf(member, sizeof member, "%s-%s", fleet_id, name);
 			char runs_dir[PATH_MAX + 8];
 
 			snprintf(runs_dir, sizeof runs_dir, "%s/runs", stage);
@@ -367,7 +370,7 @@ int fleet_collect(const char *stage, json_t *names, const char *fleet_id, const 
 int fleet_finish(const char *stage, const char *fleet_id, json_t *hosts, json_t *runs,
 		 struct cli_opts *o)
 {
-	char path[PATH_MAX], err[1024];
+	char path[PATH_MAX], err[1024], store[PATH_MAX];
 	json_t *file = json_pack("{s:s,s:O}", "schema", "sysmeter.hosts/1", "hosts", hosts), *x;
 	char **ops = calloc(json_array_size(runs) + 1, sizeof *ops);
 	struct cli_opts mo = *o;
@@ -396,6 +399,12 @@ int fleet_finish(const char *stage, const char *fleet_id, json_t *hosts, json_t 
 	json_array_foreach(runs, i, x)
 		ops[i] = (char *)json_string_value(x);
 	mo.run_id = fleet_id;
+	/* the hosts' runs go to the store the runs of this machine go to:
+	   --store, else OUT/sysmeter.db, unless --no-store */
+	if (!mo.store && !mo.no_store) {
+		snprintf(store, sizeof store, "%s/sysmeter.db", o->out_dir);
+		mo.store = store;
+	}
 	rc = merge_hosts_main(ops, json_array_size(runs), path, &mo);
 	free(ops);
 	if (rc != EXIT_OK)

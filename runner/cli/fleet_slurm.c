@@ -165,7 +165,7 @@ static void collect(const char *stage, const char *fleet_id, json_t *jobs, int w
 		}
 		snprintf(p, sizeof p, "%s/rc", d);
 		first_line(p, rc, sizeof rc);
-		snprintf(run, sizeof run, "%s/out/%s", d, fleet_id);
+		snprintf(run, sizeof run, "%s/out/%s-%s", d, fleet_id, job);
 		if (!rc[0] || (strcmp(rc, "0") != 0 && strcmp(rc, "1") != 0) || access(run, F_OK) != 0) {
 			char why[256];
 

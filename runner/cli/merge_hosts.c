@@ -32,6 +32,7 @@
 
 #include "cli/merge_hosts.h"
 #include "cli/options.h"
+#include "cli/store_cmd.h"
 #include "lib/exitcode.h"
 #include "lib/jsonutil.h"
 #include "lib/version.h"
@@ -489,9 +490,29 @@ static int build(const char *out_dir, const char *id, const struct hosts *hs, js
 		fprintf(stderr, "runner: merge: %s\n", err);
 		return EXIT_INTERNAL;
 	}
+	rc = EXIT_OK;
+	/* every host's run into the results store, when one is named (the
+	   fleet names the default one unless --no-store) */
+	if (o->store && !o->no_store) {
+		char **ops = calloc(hs->n + 2, sizeof *ops);
+		size_t k;
+
+		for (k = 0; ops && k < hs->n; k++)
+			if (asprintf(&ops[k + 1], "%s/hosts/%s", final, hs->h[k].name) < 0)
+				break;
+		if (!ops || k < hs->n || (ops[0] = "import",
+		    store_cmd_main(ops, hs->n + 1, o) != EXIT_OK)) {
+			fprintf(stderr, "runner: merge: warning: the hosts' runs were not all recorded in "
+				"the results store (runner store import %s/hosts/*)\n", final);
+			rc = EXIT_FAILED;
+		}
+		for (k = 0; ops && k < hs->n; k++)
+			free(ops[k + 1]);
+		free(ops);
+	}
 	printf("%s\n", final);
 	fflush(stdout);
-	return EXIT_OK;
+	return rc;
 out:
 	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "store/store.h"
 #include "engine/engine.h"
 #include "exec/loader.h"
 #include "lib/exitcode.h"
@@ -18,14 +19,32 @@ int cli_opts_init(struct cli_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof *o);
 	o->out_dir = "out";
 	o->argc = argc;
-	o->argv = argv;
+	/* what a manifest records of the command line never holds the
+	   password of --store postgresql://user:PASSWORD@host/db */
+	o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
+	for (int i = 0; o->argv && i < argc; i++) {
+		const char *url = strstr(argv[i], "postgres");
+		char *clean = url ? store_redacted(url) : NULL;
+
+		if (clean && store_is_url(url) && (o->argv[i] = malloc(strlen(argv[i]) + 1))) {
+			/* the text before the URL ("--store="), then the URL without it */
+			memcpy(o->argv[i], argv[i], (size_t)(url - argv[i]));
+			strcpy(o->argv[i] + (url - argv[i]), clean);
+		} else {
+			o->argv[i] = strdup(argv[i]);
+		}
+		free(clean);
+	}
 	o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
 	o->filters = calloc((size_t)argc + 1, sizeof *o->filters);
-	return o->sets && o->filters ? 0 : -1;
+	return o->sets && o->filters && o->argv ? 0 : -1;
 }
 
 void cli_opts_free(struct cli_opts *o)
 {
+	for (int i = 0; o->argv && i < o->argc; i++)
+		free(o->argv[i]);
+	free(o->argv);
 	free(o->sets);
 	free(o->filters);
 }
@@ -223,7 +242,7 @@ void cli_engine_options(const struct cli_opts *o, struct engine_options *eo)
 		.n_filters = o->n_filters, .quick = o->quick, .no_report = o->no_report,
 		.quiet = o->quiet, .verbose = o->verbose, .peer = o->peer, .nfs = o->nfs,
 		.token = o->token, .machine_file = o->machine, .title = o->title, .author = o->author, .course = o->course,
-		.argc = o->argc, .argv = o->argv,
+		.argc = o->argc, .argv = o->argv, .store = o->store, .no_store = o->no_store,
 	};
 }
 

@@ -37,8 +37,12 @@ struct cli_opts {
 	const char *ansible, *slurm_nodelist, *partition, *shared_dir;	/* fleet */
 	int slurm, slurm_nodes;		/* fleet --slurm, --nodes N */
 	double time_limit;		/* fleet --time-limit S (per host) */
+	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
+	int no_store;			/* --no-store */
+	int baseline_store;		/* compare --baseline-store */
 	int help;			/* -h/--help was given */
-	int argc; char **argv;		/* recorded in the manifest */
+	int argc; char **argv;		/* recorded in the manifest: a copy with the
+					   password of any postgresql:// URL removed */
 };
 
 enum cli_opt_kind {

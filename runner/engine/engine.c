@@ -29,6 +29,7 @@
 #include "report/report.h"
 #include "results/results.h"
 #include "serve/serve.h"
+#include "store/store.h"
 
 static volatile sig_atomic_t interrupted;
 /* A write into the run folder failed: the run stops at once (through
@@ -907,8 +908,58 @@ static int render_report(struct run *r, int exit_code)
 	return exit_code;
 }
 
-/* results.csv, out/latest, the manifest's end, the report.  Returns the
-   exit code. */
+/* The manifest's "store": where the run is recorded (a URL without its
+   password), and the error when it could not be; null with --no-store. */
+static void manifest_store(struct run *r, const char *error)
+{
+	const struct engine_options *o = r->o;
+	char path[4200], *where;
+
+	if (o->no_store) {
+		jsonutil_set(r->manifest, "store", json_null());
+		return;
+	}
+	snprintf(path, sizeof path, "%s/sysmeter.db", o->out_dir ? o->out_dir : "out");
+	where = store_redacted(o->store ? o->store : path);
+	jsonutil_set(r->manifest, "store", json_pack("{s:s,s:o}", "where", where, "error",
+						      error ? jsonutil_text(error) : json_null()));
+	free(where);
+}
+
+/* The finished run (whole, interrupted or not) into the store.  A store
+   that cannot take it (damaged, locked past the busy timeout, a server
+   that does not answer) leaves the folder as it is, says so, records the
+   error in the manifest and makes a run that would exit 0 exit 1
+   (docs/cli.md, "Exit codes").  Returns the exit code. */
+static int record_run(struct run *r, int exit_code)
+{
+	const struct engine_options *o = r->o;
+	char err[4096];
+	struct store *s;
+	int n = -1;
+
+	if (o->no_store)
+		return exit_code;
+	if ((s = store_open(o->store, o->out_dir, err, sizeof err)))
+		n = store_record(s, r->dir, err, sizeof err);
+	if (n >= 0 && o->verbose)
+		fprintf(stderr, "runner: recorded %d points in %s\n", n, store_where(s));
+	store_close(s);
+	if (n >= 0)
+		return exit_code;
+	fprintf(stderr, "runner: the store: %s\nrunner: the run folder %s is complete; record it "
+		"later with: runner store import %s\n", err, r->dir, r->dir);
+	if (exit_code == EXIT_OK)
+		exit_code = EXIT_FAILED;
+	manifest_store(r, err);
+	jsonutil_set(r->manifest, "exit_code", json_integer(exit_code));
+	if (!write_failed && write_manifest(r) < 0)
+		exit_code = EXIT_INTERNAL;
+	return exit_code;
+}
+
+/* results.csv, out/latest, the manifest's end, the report, the store.
+   Returns the exit code. */
 static int finish(struct run *r)
 {
 	const struct engine_options *o = r->o;
@@ -920,6 +971,7 @@ static int finish(struct run *r)
 	exit_code = write_failed ? EXIT_INTERNAL : interrupted ? EXIT_INTERRUPTED
 		  : r->any_failed ? EXIT_FAILED : EXIT_OK;
 	append_account(r, exit_code);
+	manifest_store(r, NULL);
 	results_manifest_finish(r->manifest, write_failed ? "write_failed"
 				: interrupted ? "interrupted" : "complete", exit_code);
 	if (write_failed)	/* one last try, so that a manifest that can be written says so */
@@ -936,6 +988,7 @@ static int finish(struct run *r)
 		fprintf(stderr, "runner: cannot point out/latest at the run: %s\n", err);
 		exit_code = EXIT_INTERNAL;
 	}
+	exit_code = record_run(r, exit_code);
 	printf("%s\n", r->dir);
 	if (fflush(stdout) == EOF && exit_code == EXIT_OK)
 		exit_code = EXIT_INTERNAL;

@@ -38,6 +38,8 @@ struct engine_options {
 					   machine_facts_load); NULL */
 	const char *title, *author, *course;	/* the report's front matter; NULL */
 	int argc; char *const *argv;	/* the command line, recorded */
+	const char *store;		/* --store PATH|URL; NULL: out_dir/sysmeter.db */
+	int no_store;			/* --no-store: the run is not recorded */
 };
 
 struct engine_request {

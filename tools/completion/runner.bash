@@ -10,9 +10,9 @@
 # Install: copy to /usr/share/bash-completion/completions/runner, or
 # `source tools/completion/runner.bash`.  Needs only bash and awk.
 
-_runner_commands="run check list probe-help report rerun compare serve nfs-serve"
+_runner_commands="run check list probe-help report rerun compare store serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
-	--seed --peer --nfs --machine --title --author --course --no-report -q --quiet -v --verbose -h --help
+	--seed --peer --nfs --machine --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help
 	--version"
 # Every top-level spec key but quick (which --set refuses).
 _runner_spec_keys="name title group probe description params sweep repetitions warmup
@@ -198,7 +198,8 @@ _runner() {
 		report) opts="--format --templates -v --verbose -h --help" ;;
 		rerun) opts="--force $_runner_options" ;;
 		list | probe-help) opts="--probe-dir -h --help" ;;
-		compare) opts="--threshold --fail-on --json -h --help" ;;
+		compare) opts="--threshold --fail-on --json --baseline-store --store -h --help" ;;
+		store) opts="--store -o --out -q --quiet -h --help" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
@@ -210,6 +211,15 @@ _runner() {
 			COMPREPLY=($(compgen -W "$(_runner_probes "${COMP_WORDS[0]}" "${pdir[@]}")" -- "$cur"))
 		;;
 	list) ;;
+	store)
+		# import|check first, then run folders
+		if [[ ${COMP_WORDS[COMP_CWORD-1]} == store ]]; then
+			COMPREPLY=($(compgen -W "import check" -- "$cur"))
+		else
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -d -- "$cur"))
+		fi
+		;;
 	report | rerun | compare)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))

@@ -1,0 +1,176 @@
+/*
+ * store_cmd.c - the commands of the results store (docs/cli.md, "runner
+ * store"): import backfills run folders (recording a run again replaces
+ * its rows, so importing twice adds nothing), check verifies the store
+ * against the folders its runs point to.
+ */
+#include "cli/options.h"
+#include "cli/store_cmd.h"
+#include "lib/exitcode.h"
+#include "results/results.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The store of a run folder: --store, else sysmeter.db in the folder's
+   parent (beside the run folders, where the run itself recorded it). */
+static struct store *open_for_run(const char *run, const struct cli_opts *o, char *err,
+				  size_t errlen)
+{
+	char abs[PATH_MAX], *slash;
+
+	if (o->store)
+		return store_open(o->store, NULL, err, errlen);
+	if (!realpath(run, abs)) {
+		snprintf(err, errlen, "%s: %s", run, strerror(errno));
+		return NULL;
+	}
+	slash = strrchr(abs, '/');
+	if (slash == abs)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	return store_open(NULL, abs, err, errlen);
+}
+
+static int import(char **runs, size_t n, const struct cli_opts *o)
+{
+	int rc = EXIT_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		char err[4096];
+		struct store *s;
+		json_t *m = results_manifest_read(runs[i], err, sizeof err);
+		int pts;
+
+		if (!m) {
+			fprintf(stderr, "runner: store import: %s\n", err);
+			rc = EXIT_USAGE;
+			continue;
+		}
+		json_decref(m);
+		if (!(s = open_for_run(runs[i], o, err, sizeof err))) {
+			fprintf(stderr, "runner: store import: %s\n", err);
+			if (rc == EXIT_OK)
+				rc = EXIT_FAILED;
+			continue;
+		}
+		pts = store_record(s, runs[i], err, sizeof err);
+		if (pts < 0) {
+			fprintf(stderr, "runner: store import: %s\n", err);
+			if (rc == EXIT_OK)
+				rc = EXIT_FAILED;
+		} else if (!o->quiet) {
+			printf("%s: %d point%s in %s\n", runs[i], pts, pts == 1 ? "" : "s",
+			       store_where(s));
+		}
+		store_close(s);
+	}
+	return rc;
+}
+
+/* A SQLite store must exist to be checked (opening would make an empty one). */
+static const char *existing(const struct cli_opts *o, char *path, size_t len)
+{
+	struct stat st;
+
+	if (o->store && store_is_url(o->store))
+		return o->store;
+	if (o->store)
+		snprintf(path, len, "%s", o->store);
+	else
+		snprintf(path, len, "%s/sysmeter.db", o->out_dir ? o->out_dir : "out");
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "runner: store check: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	return path;
+}
+
+static int check(const struct cli_opts *o)
+{
+	char err[4096], path[PATH_MAX];
+	const char *where = existing(o, path, sizeof path);
+	struct store *s;
+	size_t runs = 0;
+	int bad;
+
+	if (!where)
+		return EXIT_USAGE;
+	if (!(s = store_open(where, NULL, err, sizeof err))) {
+		fprintf(stderr, "runner: store check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	bad = store_check(s, stdout, &runs, err, sizeof err);
+	if (bad < 0)
+		fprintf(stderr, "runner: store check: %s\n", err);
+	else if (!o->quiet)
+		printf("%s: %zu run%s checked, %d differ%s from %s folder%s\n", store_where(s), runs,
+		       runs == 1 ? "" : "s", bad, bad == 1 ? "s" : "", bad == 1 ? "its" : "their",
+		       bad == 1 ? "" : "s");
+	store_close(s);
+	return bad < 0 ? EXIT_USAGE : bad ? EXIT_FAILED : EXIT_OK;
+}
+
+int store_cmd_main(char **ops, size_t nops, const struct cli_opts *o)
+{
+	if (nops >= 1 && strcmp(ops[0], "import") == 0) {
+		if (nops < 2) {
+			fprintf(stderr, "runner: store import: no run folder given\n");
+			return EXIT_USAGE;
+		}
+		return import(ops + 1, nops - 1, o);
+	}
+	if (nops >= 1 && strcmp(ops[0], "check") == 0) {
+		if (nops > 1) {
+			fprintf(stderr, "runner: store check: no operand expected ('%s'); --store "
+				"names the store\n", ops[1]);
+			return EXIT_USAGE;
+		}
+		return check(o);
+	}
+	fprintf(stderr, "runner: store: expected 'import RUN...' or 'check'%s%s%s\n",
+		nops ? ", not '" : "", nops ? ops[0] : "", nops ? "'" : "");
+	return EXIT_USAGE;
+}
+
+char *store_cmd_baseline(const char *run, const struct cli_opts *o, int *rc)
+{
+	char err[4096], *dir = NULL, *id = NULL;
+	json_t *m = results_manifest_read(run, err, sizeof err);
+	struct store *s;
+	const char *run_id;
+	int found;
+
+	*rc = EXIT_USAGE;
+	if (!m) {
+		fprintf(stderr, "runner: compare: %s\n", err);
+		return NULL;
+	}
+	run_id = json_string_value(json_object_get(m, "run_id"));
+	if (!run_id || !(s = open_for_run(run, o, err, sizeof err))) {
+		fprintf(stderr, "runner: compare: %s\n", run_id ? err : "the manifest has no run_id");
+		json_decref(m);
+		return NULL;
+	}
+	found = store_baseline(s, run_id, &dir, &id, err, sizeof err);
+	if (found < 0)
+		fprintf(stderr, "runner: compare: %s\n", err);
+	else if (!found)
+		fprintf(stderr, "runner: compare: %s: no earlier run of its experiments on this "
+			"machine in %s (is %s recorded? runner store import %s)\n", run,
+			store_where(s), run_id, run);
+	else
+		fprintf(stderr, "runner: compare: baseline %s (%s), from %s\n", id, dir,
+			store_where(s));
+	store_close(s);
+	json_decref(m);
+	free(id);
+	return found > 0 ? dir : (free(dir), NULL);
+}

@@ -1,0 +1,133 @@
+/*
+ * schema.c - the store's schema and its migrations (docs/results-format.md,
+ * "The results store").  One SQL text for SQLite and PostgreSQL: TEXT,
+ * INTEGER, BIGINT and DOUBLE PRECISION mean the same to both.
+ *
+ * Versions: 1 had no round estimates and no CI level (its points could not
+ * say how sure they were); 2 adds them.  A store of an older version is
+ * migrated in the transaction that opens it; old rows keep NULL for what
+ * they never recorded until `runner store import` records their run again.
+ * A store of a newer version than this runner knows is refused, never
+ * written.
+ */
+#include "store/store_db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define STORE_SCHEMA_VERSION 2
+
+static const char schema_v2[] =
+	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS machines (\n"
+	"  fingerprint TEXT PRIMARY KEY, hostname TEXT, facts TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS runs (\n"
+	"  id TEXT PRIMARY KEY, started DOUBLE PRECISION, finished DOUBLE PRECISION,\n"
+	"  fingerprint TEXT, hostname TEXT, kernel TEXT, git_commit TEXT, runner_version TEXT,\n"
+	"  seed TEXT, options TEXT, status TEXT, exit_code INTEGER, run_dir TEXT NOT NULL,\n"
+	"  manifest_sha256 TEXT, recorded DOUBLE PRECISION);\n"
+	"CREATE TABLE IF NOT EXISTS experiments (\n"
+	"  name TEXT NOT NULL, spec_sha256 TEXT NOT NULL, PRIMARY KEY (name, spec_sha256));\n"
+	"CREATE TABLE IF NOT EXISTS run_experiments (\n"
+	"  run_id TEXT NOT NULL, experiment TEXT NOT NULL, spec_sha256 TEXT, status TEXT,\n"
+	"  unit TEXT, result_sha256 TEXT, n_points INTEGER, PRIMARY KEY (run_id, experiment));\n"
+	"CREATE TABLE IF NOT EXISTS points (\n"
+	"  run_id TEXT NOT NULL, experiment TEXT NOT NULL, idx INTEGER NOT NULL,\n"
+	"  params_json TEXT, params_key TEXT NOT NULL, status TEXT,\n"
+	"  estimate DOUBLE PRECISION, ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION,\n"
+	"  ci_level DOUBLE PRECISION, unit TEXT, n INTEGER, rounds INTEGER, flags TEXT,\n"
+	"  prediction DOUBLE PRECISION, PRIMARY KEY (run_id, experiment, idx));\n"
+	"CREATE TABLE IF NOT EXISTS round_estimates (\n"
+	"  run_id TEXT NOT NULL, experiment TEXT NOT NULL, idx INTEGER NOT NULL,\n"
+	"  round INTEGER NOT NULL, estimate DOUBLE PRECISION,\n"
+	"  PRIMARY KEY (run_id, experiment, idx, round));\n"
+	"CREATE INDEX IF NOT EXISTS points_series ON points (experiment, params_key);\n"
+	"CREATE INDEX IF NOT EXISTS runs_host ON runs (fingerprint, started);\n";
+
+/* version 1 -> 2 */
+static const char migrate_1_2[] =
+	"ALTER TABLE points ADD COLUMN ci_level DOUBLE PRECISION;\n"
+	"CREATE TABLE round_estimates (\n"
+	"  run_id TEXT NOT NULL, experiment TEXT NOT NULL, idx INTEGER NOT NULL,\n"
+	"  round INTEGER NOT NULL, estimate DOUBLE PRECISION,\n"
+	"  PRIMARY KEY (run_id, experiment, idx, round));\n";
+
+static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
+	[1] = migrate_1_2,	/* migrations[v]: from v to v + 1 */
+};
+
+/* The version recorded, 0 for a store with no schema yet; -1 with err. */
+static int version_of(struct store *s, char *err, size_t errlen)
+{
+	struct store_result r;
+	int v;
+
+	/* a store whose schema_version table is missing is new (either
+	   dialect answers this query with an empty table) */
+	if (store_db_exec(s, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+			  NULL, 0, NULL, err, errlen) < 0 ||
+	    store_db_exec(s, "SELECT MAX(version) FROM schema_version", NULL, 0, &r, err,
+			  errlen) < 0)
+		return -1;
+	v = r.nrows && r.cell[0] ? atoi(r.cell[0]) : 0;
+	store_result_free(&r);
+	return v;
+}
+
+static int set_version(struct store *s, char *err, size_t errlen)
+{
+	char v[16];
+	const char *p[] = {v};
+
+	snprintf(v, sizeof v, "%d", STORE_SCHEMA_VERSION);
+	return store_db_exec(s, "DELETE FROM schema_version", NULL, 0, NULL, err, errlen) < 0 ||
+	       store_db_exec(s, "INSERT INTO schema_version (version) VALUES ($1)", p, 1, NULL, err,
+			     errlen) < 0 ? -1 : 0;
+}
+
+static int ensure_in_tx(struct store *s, char *err, size_t errlen)
+{
+	int v = version_of(s, err, errlen);
+
+	if (v < 0)
+		return -1;
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s: schema version %d is newer than this runner's (%d): "
+			 "use a newer runner, or another store", s->where, v, STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	if (v == STORE_SCHEMA_VERSION)
+		return 0;
+	if (v == 0)
+		return store_db_script(s, schema_v2, err, errlen) < 0 ? -1 : set_version(s, err, errlen);
+	for (; v < STORE_SCHEMA_VERSION; v++)
+		if (!migrations[v] || store_db_script(s, migrations[v], err, errlen) < 0) {
+			if (!migrations[v])
+				snprintf(err, errlen, "%s: no migration from schema version %d",
+					 s->where, v);
+			return -1;
+		}
+	return set_version(s, err, errlen);
+}
+
+int store_schema_ensure(struct store *s, char *err, size_t errlen)
+{
+	struct store_result r;
+
+	/* the common case, read without taking the write lock; anything else
+	   (no table yet, an old version) is decided under it */
+	if (store_db_exec(s, "SELECT version FROM schema_version", NULL, 0, &r, err, errlen) == 0) {
+		int ok = r.nrows == 1 && r.cell[0] && atoi(r.cell[0]) == STORE_SCHEMA_VERSION;
+
+		store_result_free(&r);
+		if (ok)
+			return 0;
+	}
+	if (store_db_begin(s, err, errlen) < 0)
+		return -1;
+	if (ensure_in_tx(s, err, errlen) < 0) {
+		store_db_rollback(s);
+		return -1;
+	}
+	return store_db_commit(s, err, errlen);
+}

@@ -1,0 +1,76 @@
+/*
+ * store.h - the results store: every run's manifest, machine, experiments,
+ * points and round estimates as rows of one database (SQLite, the default
+ * out/sysmeter.db, or a shared PostgreSQL given as a postgresql:// URL), so
+ * that history and compare can look across runs.  The samples stay in the
+ * run's JSON, which each run row points to.
+ *
+ * It reads run folders only through results/results.h (a folder read back
+ * is untrusted input), after the report and before serve in the include
+ * order; the engine records a run as it ends, cli's `store`, `history` and
+ * `compare --baseline-store` read it.
+ */
+#ifndef SYSMETER_STORE_H
+#define SYSMETER_STORE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct store;
+
+/* where: NULL (the default store of out/), a file path (SQLite) or a postgresql:// URL */
+struct store *store_open(const char *where, const char *out_dir, char *err, size_t errlen);
+void store_close(struct store *s);
+
+struct store_query {
+	const char *experiment;          /* required */
+	const char *const *where;        /* "key=value" parameter filters */
+	size_t nwhere;
+	const char *host;                /* hostname or fingerprint prefix; NULL: any */
+	double since;                    /* unix seconds; 0: all */
+};
+
+struct store_row {
+	char *run_id, *run_dir, *host, *fingerprint, *kernel, *commit, *status;
+	double started;                  /* unix seconds */
+	char *params_key, *params_json;
+	double estimate, ci_lo, ci_hi;   /* NAN when absent */
+	double level;                    /* CI level, e.g. 0.95 */
+	char *unit, *flags;              /* flags comma-separated, "" when none */
+	int n, rounds;
+	double *round_est; size_t nround;
+};
+
+/* Rows ordered by params_key, then started.  0, or -1 with err. */
+int store_series(struct store *s, const struct store_query *q,
+		 struct store_row **rows, size_t *nrows, char *err, size_t errlen);
+void store_rows_free(struct store_row *rows, size_t nrows);
+
+/* Record (or re-record: the run's rows replaced in one transaction) the run
+   folder run_dir.  The number of points recorded, or -1 with err (nothing
+   of the run written). */
+int store_record(struct store *s, const char *run_dir, char *err, size_t errlen);
+
+/* The store against the folders it points to: each difference as a line on
+   out ("RUN: what differs"); *nruns gets the runs checked.  The number of
+   runs that differ (0: all match), or -1 with err. */
+int store_check(struct store *s, FILE *out, size_t *nruns, char *err, size_t errlen);
+
+/* The newest run before run_id on the same machine (fingerprint) that
+   measured one of its experiments: 1 with its id and folder (malloc'd),
+   0 when there is none, -1 with err. */
+int store_baseline(struct store *s, const char *run_id, char **run_dir, char **base_id,
+		   char *err, size_t errlen);
+
+/* The store's location for printing and for the manifest: a URL with any
+   password removed, or the SQLite file's path. */
+const char *store_where(const struct store *s);
+
+/* Any text of a store location made fit to print or record: a URL loses
+   its password, anything else is copied.  malloc'd. */
+char *store_redacted(const char *where);
+
+/* Is where a PostgreSQL URL (postgresql:// or postgres://)? */
+int store_is_url(const char *where);
+
+#endif
