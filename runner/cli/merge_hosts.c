@@ -418,7 +418,7 @@ static json_t *hosts_manifest(const char *id, const struct cli_opts *o, const st
 	jsonutil_set(m, "nfs", json_null());
 	jsonutil_set(m, "report", fm);
 	jsonutil_set(m, "experiments", json_array());
-	json_object_set(hosts, "at", json_string(now));
+	json_object_set_new(hosts, "at", json_string(now));
 	jsonutil_set(m, "hosts", json_incref(hosts));
 	return m;
 }
