@@ -9,12 +9,24 @@
 # first rule in the file, $(BUILD)/config.mk, would be the default goal.
 .DEFAULT_GOAL := all
 
+# CROSS=aarch64-linux-gnu- builds for another CPU family with Debian's cross
+# compiler (CC = $(CROSS)gcc) against that architecture's multiarch -dev
+# libraries (pkg-config reads only /usr/lib/<triplet>/pkgconfig), into its own
+# build dir (build-arm64 unless BUILD is given).  `make deps-arm64` installs
+# the compiler and the libraries; `make test-arm64` runs the tests under
+# qemu-user (docs/arm64.md).
+CROSS    ?=
+CROSS_TRIPLET := $(patsubst %-,%,$(CROSS))
+CROSS_ARCH    := $(if $(filter aarch64-%,$(CROSS_TRIPLET)),arm64,$(CROSS_TRIPLET))
 # make predefines CC=cc; only a CC the user did not choose becomes gcc.
 ifeq ($(origin CC),default)
-CC := gcc
+CC := $(CROSS)gcc
 endif
 CFLAGS   ?= -O2 -g
-BUILD    ?= build
+ifeq ($(origin BUILD),undefined)
+BUILD    := $(if $(CROSS),build-$(CROSS_ARCH),build)
+endif
+PKG_CONFIG := $(if $(CROSS),PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS_TRIPLET)/pkgconfig:$(abspath $(BUILD))/pkgconfig:/usr/share/pkgconfig )pkg-config
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
@@ -34,11 +46,11 @@ PKGS     := yaml-0.1 jansson gsl libcrypto libcmark sqlite3 libpq
 # the compiler, libc headers and libraries are there.  It also records the
 # build dir's SAN setting, so a later `make install BUILD=build-san` (say)
 # never mixes sanitized and plain objects in one directory.
-NODEPS_GOALS := clean deps help uninstall
+NODEPS_GOALS := clean deps deps-arm64 help uninstall test-arm64
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NODEPS_GOALS),$(MAKECMDGOALS)),all),)
 include $(BUILD)/config.mk
 endif
-DEPS_WHAT := $(if $(filter test test-one,$(MAKECMDGOALS)),--test-only)
+DEPS_WHAT := $(if $(filter test test-one,$(MAKECMDGOALS)),--test-only) $(if $(CROSS),--arch $(CROSS_ARCH))
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
@@ -46,9 +58,10 @@ endif
 $(BUILD)/config.mk: tools/deps.sh Makefile
 	@sh tools/deps.sh $(DEPS_WHAT)
 	@mkdir -p $(BUILD)
-	@cf=$$(pkg-config --cflags $(PKGS)) && lf=$$(pkg-config --libs $(PKGS)) || \
+	@$(if $(CROSS),sh tools/cross-pc.sh $(CROSS_TRIPLET) $(abspath $(BUILD))/pkgconfig $(PKGS) libnfs)
+	@cf=$$($(PKG_CONFIG) --cflags $(PKGS)) && lf=$$($(PKG_CONFIG) --libs $(PKGS)) || \
 		{ echo "make: pkg-config cannot find: $(PKGS)" >&2; exit 1; }; \
-	nc=$$(pkg-config --cflags libnfs) && nl=$$(pkg-config --libs libnfs) || \
+	nc=$$($(PKG_CONFIG) --cflags libnfs) && nl=$$($(PKG_CONFIG) --libs libnfs) || \
 		{ echo "make: pkg-config cannot find libnfs (libnfs-dev)" >&2; exit 1; }; \
 	printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nNFS_CFLAGS := %s\nNFS_LIBS := %s\nSAN := %s\n' \
 		"$$cf" "$$lf" "$$nc" "$$nl" "$(SAN)" > $@.tmp && mv $@.tmp $@
@@ -79,7 +92,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # tests/fuzz/<name>.c: a fuzz harness with a plain main(), run by the suite as a unit test
 UNIT_BIN    += $(patsubst tests/fuzz/%.c,$(BUILD)/tests/test_%,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all runner probes fixtures unit deps run run-opt-in test test-one bench install uninstall clean help fuzz fuzz-build
+.PHONY: all runner probes fixtures unit deps deps-arm64 test-arm64 run run-opt-in test test-one bench install uninstall clean help fuzz fuzz-build
 all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
 
 runner: $(BUILD)/runner
@@ -124,6 +137,11 @@ $(BUILD)/tests/test_%: tests/fuzz/%.c $(LIB_OBJ)
 deps:
 	@sh tools/deps.sh
 
+# The aarch64 cross compiler, the arm64 -dev libraries (dpkg multiarch) and
+# qemu-user-static: what `make CROSS=aarch64-linux-gnu-` and `make test-arm64` need.
+deps-arm64:
+	@sh tools/deps.sh --test-only --arch arm64
+
 run: all
 	$(BUILD)/runner $(if $(filter 0,$(shell id -u)),--peer netns --nfs netns) specs/
 
@@ -139,6 +157,17 @@ test:
 	@$(MAKE) --no-print-directory WERROR=1 all fixtures unit
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 WERROR=1 all fixtures unit
 	@sh tests/run-all.sh build build-san
+
+# The functional tests of an aarch64 cross build under qemu-user (docs/arm64.md):
+# the cross build, warnings as errors, in build-arm64 (ARM64_BUILD), then
+# tests/run-arm64.sh: the unit tests and the bats files that test function,
+# with SYSMETER_EMULATED set so that tests judging timing or physics skip
+# with "emulated CPU".  Ends with one "N passed, N failed" line.
+ARM64_BUILD ?= build-arm64
+test-arm64:
+	@sh tools/deps.sh --test-only --arch arm64
+	@$(MAKE) --no-print-directory CROSS=aarch64-linux-gnu- BUILD=$(ARM64_BUILD) WERROR=1 all fixtures unit
+	@sh tests/run-arm64.sh $(ARM64_BUILD)
 
 # One build only (quick iteration): make test-one [BUILD=build]
 test-one: all fixtures unit
@@ -202,7 +231,7 @@ install: all
 	install -m 755 $(BUILD)/runner $(DESTDIR)$(PREFIX)/bin/runner
 	install -m 644 $(PROBE_SO) $(DESTDIR)$(PROBEDIR)/
 	$(if $(PROBE_BIN),install -m 755 $(PROBE_BIN) $(DESTDIR)$(PROBEDIR)/bin/)
-	install -m 644 runner/probe.h runner/probe_time.h runner/probe_wire.h $(DESTDIR)$(INCDIR)/
+	install -m 644 runner/probe.h runner/probe_time.h runner/probe_barrier.h runner/probe_wire.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/sysmeter.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/sysmeter.pc
 	install -m 644 specs/*.yaml $(DESTDIR)$(DATADIR)/sysmeter/specs/
@@ -220,7 +249,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/sysmeter $(DESTDIR)$(INCDIR) $(DESTDIR)$(DATADIR)/sysmeter
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-arm64
 
 help:
-	@echo "make run | run-opt-in | test | test-one | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | clean"
+	@echo "make run | run-opt-in | test | test-one | test-arm64 | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | deps-arm64 | clean; CROSS=aarch64-linux-gnu- for an aarch64 build"

@@ -299,8 +299,16 @@ static int setup(void *state, const void *cfg, const struct probe_host *h, char 
 	s->cmd = h->command;
 	/* orphans of the program come to us, so that we can kill and reap them */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
-		return -errno;
+		/* EINVAL: a kernel before 3.4, or an emulator (qemu-user 7.2)
+		   that does not pass the option on: the command's orphans could
+		   be neither waited for nor killed, so nothing is measured */
+		int e = errno;
+
+		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s%s", strerror(e),
+			 e == EINVAL ? ": no child subreaper here (a kernel before 3.4, or an "
+				       "emulator such as qemu-user), so the command's orphans could "
+				       "not be waited for" : "");
+		return e == EINVAL ? PROBE_SKIP : -e;
 	}
 	if ((s->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "/dev/null: %s", strerror(errno));

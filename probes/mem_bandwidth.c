@@ -37,18 +37,20 @@
  *         thread was off its CPU for more than 2 % of its run (another
  *         task ran there) is taken again, up to 5 times (metric `retries`),
  *         then returned flagged invalid (metric `off_cpu_share`).
- *         The loops use SSE2 intrinsics (baseline x86-64, no -march
- *         needed): read sums 16-byte loads into 4 independent accumulators
+ *         The loops (arch/mem_loops.h) use SSE2 intrinsics on x86-64
+ *         (baseline, no -march needed) and NEON on aarch64, with the same
+ *         shapes: read sums 16-byte loads into 4 independent accumulators
  *         (128 bytes per iteration) and the sum is sunk and checked by
  *         sanity() against the pattern the slice holds; write stores
  *         16-byte vectors; write_nt uses _mm_stream_si128 (movntdq) and an
- *         sfence before the clock stops; copy is a load/store pair per 16
+ *         sfence before the clock stops (x86-64 only: skipped on aarch64,
+ *         which has no store that surely bypasses the caches); copy is a load/store pair per 16
  *         bytes; sanity() finds what they wrote in the destination, which
  *         started as zeroes.  The compiler must assume
  *         the written memory is read afterwards (pt_escape), and the loops
  *         are kept from being turned into libc calls, so the figure is the
  *         loop as written; memset/memcpy measure glibc's own (AVX2/ERMS)
- *         routines.  Other architectures use plain 64-bit loops.
+ *         routines.  Other architectures use portable 64-bit loops.
  * Confounders: sizes that fit in a cache measure that cache, and there
  *         16-byte SSE2 accesses stay below the L1/L2 peak of cores that can
  *         do 32- or 64-byte loads (memcpy may then win).  Threads share the
@@ -70,9 +72,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #include "probe.h"
 #include "probe_time.h"
@@ -183,119 +182,9 @@ static const struct probe_metric mb_metrics[] = {
 
 #define MB_NO_LIBCALL __attribute__((noinline, optimize("no-tree-loop-distribute-patterns")))
 
-#if defined(__x86_64__)
-static MB_NO_LIBCALL uint64_t mb_read(const char *p, size_t n)
-{
-	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
-	const __m128i *v = (const __m128i *)p, *end = (const __m128i *)(p + n);
-
-	for (; v < end; v += 8) {
-		a0 = _mm_add_epi64(a0, _mm_load_si128(v + 0));
-		a1 = _mm_add_epi64(a1, _mm_load_si128(v + 1));
-		a2 = _mm_add_epi64(a2, _mm_load_si128(v + 2));
-		a3 = _mm_add_epi64(a3, _mm_load_si128(v + 3));
-		a0 = _mm_add_epi64(a0, _mm_load_si128(v + 4));
-		a1 = _mm_add_epi64(a1, _mm_load_si128(v + 5));
-		a2 = _mm_add_epi64(a2, _mm_load_si128(v + 6));
-		a3 = _mm_add_epi64(a3, _mm_load_si128(v + 7));
-	}
-	a0 = _mm_add_epi64(_mm_add_epi64(a0, a1), _mm_add_epi64(a2, a3));
-	return (uint64_t)_mm_cvtsi128_si64(a0) +
-	       (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(a0, a0));
-}
-
-static MB_NO_LIBCALL void mb_write(char *p, size_t n)
-{
-	const __m128i x = _mm_set1_epi64x((long long)MB_PATTERN);
-	__m128i *v = (__m128i *)p, *end = (__m128i *)(p + n);
-
-	for (; v < end; v += 8) {
-		_mm_store_si128(v + 0, x);
-		_mm_store_si128(v + 1, x);
-		_mm_store_si128(v + 2, x);
-		_mm_store_si128(v + 3, x);
-		_mm_store_si128(v + 4, x);
-		_mm_store_si128(v + 5, x);
-		_mm_store_si128(v + 6, x);
-		_mm_store_si128(v + 7, x);
-	}
-}
-
-static MB_NO_LIBCALL void mb_write_nt(char *p, size_t n)
-{
-	const __m128i x = _mm_set1_epi64x((long long)MB_PATTERN);
-	__m128i *v = (__m128i *)p, *end = (__m128i *)(p + n);
-
-	for (; v < end; v += 8) {
-		_mm_stream_si128(v + 0, x);
-		_mm_stream_si128(v + 1, x);
-		_mm_stream_si128(v + 2, x);
-		_mm_stream_si128(v + 3, x);
-		_mm_stream_si128(v + 4, x);
-		_mm_stream_si128(v + 5, x);
-		_mm_stream_si128(v + 6, x);
-		_mm_stream_si128(v + 7, x);
-	}
-}
-
-static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
-{
-	__m128i *v = (__m128i *)d, *end = (__m128i *)(d + n);
-	const __m128i *u = (const __m128i *)s;
-
-	for (; v < end; v += 8, u += 8) {
-		__m128i x0 = _mm_load_si128(u + 0), x1 = _mm_load_si128(u + 1);
-		__m128i x2 = _mm_load_si128(u + 2), x3 = _mm_load_si128(u + 3);
-		__m128i x4 = _mm_load_si128(u + 4), x5 = _mm_load_si128(u + 5);
-		__m128i x6 = _mm_load_si128(u + 6), x7 = _mm_load_si128(u + 7);
-
-		_mm_store_si128(v + 0, x0);
-		_mm_store_si128(v + 1, x1);
-		_mm_store_si128(v + 2, x2);
-		_mm_store_si128(v + 3, x3);
-		_mm_store_si128(v + 4, x4);
-		_mm_store_si128(v + 5, x5);
-		_mm_store_si128(v + 6, x6);
-		_mm_store_si128(v + 7, x7);
-	}
-}
-#else
-static MB_NO_LIBCALL uint64_t mb_read(const char *p, size_t n)
-{
-	const uint64_t *v = (const uint64_t *)p;
-	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-
-	for (size_t i = 0; i < n / 8; i += 4) {
-		a0 += v[i];
-		a1 += v[i + 1];
-		a2 += v[i + 2];
-		a3 += v[i + 3];
-	}
-	return a0 + a1 + a2 + a3;
-}
-
-static MB_NO_LIBCALL void mb_write(char *p, size_t n)
-{
-	uint64_t *v = (uint64_t *)p;
-
-	for (size_t i = 0; i < n / 8; i++)
-		v[i] = MB_PATTERN;
-}
-
-static void mb_write_nt(char *p, size_t n)
-{
-	mb_write(p, n);
-}
-
-static MB_NO_LIBCALL void mb_copy(char *d, const char *s, size_t n)
-{
-	uint64_t *v = (uint64_t *)d;
-	const uint64_t *u = (const uint64_t *)s;
-
-	for (size_t i = 0; i < n / 8; i++)
-		v[i] = u[i];
-}
-#endif
+/* mb_read, mb_write, mb_write_nt, mb_copy: SSE2 on x86-64, NEON on
+   aarch64, portable C elsewhere (arch/mem_loops.h). */
+#include "arch/mem_loops.h"
 
 /* One operation of thread t: the next block of its slice (a ring). */
 static void mb_block(struct mb_thread *t, enum mb_op op)
@@ -308,10 +197,10 @@ static void mb_block(struct mb_thread *t, enum mb_op op)
 		t->sum += mb_read(d, t->block);
 		break;
 	case MB_WRITE:
-		mb_write(d, t->block);
+		mb_write(d, t->block, MB_PATTERN);
 		break;
 	case MB_WRITE_NT:
-		mb_write_nt(d, t->block);
+		mb_write_nt(d, t->block, MB_PATTERN);
 		break;
 	case MB_COPY:
 		mb_copy(d, src, t->block);
@@ -393,9 +282,7 @@ static int mb_thread_init(struct mb_thread *t)
 
 static inline void mb_relax(void)
 {
-#if defined(__x86_64__)
-	_mm_pause();
-#endif
+	pt_cpu_relax();
 }
 
 static void mb_run(struct mb_thread *t, uint64_t iterations)
@@ -406,10 +293,8 @@ static void mb_run(struct mb_thread *t, uint64_t iterations)
 	t->t0 = pt_clock_ns();
 	for (uint64_t i = 0; i < iterations; i++)
 		mb_block(t, op);
-#if defined(__x86_64__)
 	if (op == MB_WRITE_NT)
-		_mm_sfence();	/* the streamed stores are done before the clock stops */
-#endif
+		pt_store_fence();	/* the streamed stores are done before the clock stops */
 	t->t1 = pt_clock_ns();
 	t->c1 = pt_thread_cpu_ns();
 	t->blocks += iterations;
@@ -450,6 +335,10 @@ static int mb_setup(void *state, const void *cfg, const struct probe_host *h, ch
 
 	st->host = h;
 	st->op = (enum mb_op)c->op;
+	if (st->op == MB_WRITE_NT && !MB_HAVE_NT) {
+		snprintf(err, errlen, "%s", MB_NT_WHY_NOT);
+		return PROBE_SKIP;
+	}
 	if (h->ncpus > 0 && n > h->ncpus) {
 		snprintf(err, errlen, "threads %d > %d online cpus: each thread needs its own",
 			 n, h->ncpus);

@@ -2,9 +2,11 @@
  * timer - the cost of reading a clock once.
  *
  * What:   one read of the chosen clock (`clock`):
- *           rdtsc              the bare, unserialised rdtsc instruction
+ *           rdtsc              the bare, unserialised rdtsc instruction (on
+ *                              aarch64: a bare read of cntvct_el0, no isb)
  *           rdtscp             the bare rdtscp instruction (waits for earlier
- *                              instructions, not for later ones; no lfence)
+ *                              instructions, not for later ones; no lfence);
+ *                              x86-64 only, skipped elsewhere
  *           clock_gettime      clock_gettime(CLOCK_MONOTONIC): glibc -> vDSO
  *           clock_gettime_raw  clock_gettime(CLOCK_MONOTONIC_RAW): same path
  *         The serialised pair every sample is timed with (lfence;rdtsc ...
@@ -90,15 +92,8 @@ static inline __attribute__((always_inline)) uint64_t read_clock(enum timer_cloc
 	switch (c) {
 	case CLK_RDTSC:
 		return pt_rdtsc_raw();
-	case CLK_RDTSCP: {
-#if defined(__x86_64__)
-		uint32_t lo, hi, aux;
-		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-		return ((uint64_t)hi << 32) | lo;
-#else
-		return pt_rdtsc_raw();	/* unreachable: setup skips */
-#endif
-	}
+	case CLK_RDTSCP:
+		return pt_rdtscp_raw();	/* where there is none, setup skips */
 	case CLK_MONO:
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		return timespec_ns(&ts);
@@ -180,12 +175,10 @@ static int timer_setup(void *state, const void *cfg, const struct probe_host *h,
 	enum timer_clock clk = (enum timer_clock)((const struct timer_cfg *)cfg)->clock;
 
 	(void)h, (void)err, (void)errlen;
-#if !defined(__x86_64__)
-	if (clk == CLK_RDTSCP) {
+	if (clk == CLK_RDTSCP && !PT_HAVE_RDTSCP) {
 		snprintf(err, errlen, "rdtscp exists on x86-64 only");
 		return PROBE_SKIP;
 	}
-#endif
 	st->clk = clk;
 	return 0;
 }

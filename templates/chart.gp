@@ -6,6 +6,7 @@
 # Redraw from the run folder with: gnuplot {{script}}
 if (!exists("png_out")) png_out = '{{png}}'
 if (!exists("pdf_out")) pdf_out = '{{pdf}}'
+if (!exists("svg_out")) svg_out = '{{svg}}'
 set encoding utf8
 set title '{{title}}'
 set xlabel '{{xlabel}}'
@@ -63,4 +64,9 @@ set terminal pdfcairo size {{pdf_size}} font 'sans,9' noenhanced
 set output pdf_out
 {{> chart-plot.gp}}
 {{/want_pdf}}
+{{#want_svg}}
+set terminal svg size {{svg_size}} font 'sans,13' noenhanced background rgb 'white'
+set output svg_out
+{{> chart-plot.gp}}
+{{/want_svg}}
 unset output

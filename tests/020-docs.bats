@@ -91,7 +91,8 @@ comp() {
 	[ "$(comp 3 runner report out --f)" = "--format" ]
 	[ "$(comp 1 runner --fo)" = "" ]    # --format belongs to report
 	[ "$(comp 4 runner report x --format md,t)" = "md,tex
-md,tex,pdf" ]
+md,tex,pdf
+md,tex,pdf,html" ]
 	[ "$(comp 2 runner check specs/sysc)" = "specs/syscall.yaml" ]
 	# once a command is given, only spec files and folders
 	! grep -qx list <<<"$(comp 2 runner check '')" || false

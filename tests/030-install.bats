@@ -96,7 +96,7 @@ install_to() {	# install_to PREFIX
 
 @test "the network probes build out of the tree against the installed headers alone" {
 	install_to /opt/sm
-	for h in probe.h probe_time.h probe_wire.h; do
+	for h in probe.h probe_time.h probe_barrier.h probe_wire.h; do
 		[ -f "$DEST/opt/sm/include/sysmeter/$h" ]
 	done
 	cd "$ELSEWHERE"

@@ -246,3 +246,59 @@ spec() {
 	# a fixed experiment beside it keeps its rounds
 	[ "$(json "$(r d df)" '(d["points"][0]["n_rounds"], d["rounds"]["stopped"])')" = "(3, 'fixed')" ]
 }
+
+@test "every point has a rerun interval: its estimate +- t(k-1) s sqrt(pi/k) on the log scale, wider than the CI" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.05}' 'rounds: 5' \
+		'repetitions: 45' 'iterations: 1' 'warmup: 1'
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r a st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["level"]')" = 0.95 ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]')" = null ]
+	# t(0.975, 4) = 2.776445; the sd of the rounds' logs; two medians of 5: 2 (pi/2) / 5
+	[ "$(json "$f" '(lambda p, l: (lambda m: abs(__import__("math").log(p["rerun"]["interval"][1] / p["estimate"]) - 2.7764451 * (sum((x - m) ** 2 for x in l) / 4) ** 0.5 * (__import__("math").pi / 5) ** 0.5) < 1e-6)(sum(l) / 5))(d["points"][0], [__import__("math").log(x["estimate"]) for x in d["points"][0]["rounds"]])')" = true ]
+	[ "$(json "$f" '(lambda p: p["rerun"]["interval"][0] < p["ci"][0] and p["rerun"]["interval"][1] > p["ci"][1])(d["points"][0])')" = true ]
+}
+
+@test "with earlier runs in the store, the rerun interval takes in how far whole runs moved on this machine" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.005}' 'rounds: 5' \
+		'repetitions: 25' 'iterations: 1' 'warmup: 1'
+	# four earlier runs, each at its own level (sd of the logs about 8 %)
+	for s in 1.0:h1 1.1:h2 0.9:h3 1.05:h4; do
+		SYSMETER_FIXTURE_SCALE=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" \
+			--seed 5 "$D/st.yaml"
+		[ "$status" -eq 0 ]
+	done
+	# the first runs had fewer than three before them: the rounds only
+	[ "$(json "$(r h3 st)" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds ]
+	[ "$(json "$(r h4 st)" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 3 ]
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id now --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r now st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["method"]')" = rerun_rounds_history ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 4 ]
+	# tau about the runs' spread (0.08), far above the rounds' own (0.005)
+	[ "$(json "$f" '0.04 < d["points"][0]["rerun"]["between_run"]["tau"] < 0.15')" = true ]
+	# the interval now reaches the earlier runs' levels; without the store it would not
+	[ "$(json "$f" '(lambda iv: iv[0] < 92 and iv[1] > 108)(d["points"][0]["rerun"]["interval"])')" = true ]
+	run "$RUNNER" --no-report --no-store -q -o "$OUT" --run-id alone --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$(r alone st)" '(lambda p: p["rerun"]["between_run"] is None and p["rerun"]["interval"][1] < 103)(d["points"][0])')" = true ]
+}
+
+@test "the between-run spread is taken since the history's last change point, not across it" {
+	spec st 'probe: series' 'params: {shape: stationary, noise: 0.005}' 'rounds: 5' \
+		'repetitions: 25' 'iterations: 1' 'warmup: 1'
+	# four runs at one level, then a step of 30 % (a new kernel, say) and three at the new one
+	for s in 1.0:a1 1.01:a2 0.99:a3 1.0:a4 1.3:b1 1.31:b2 1.29:b3; do
+		SYSMETER_FIXTURE_SCALE=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" \
+			--seed 5 "$D/st.yaml"
+		[ "$status" -eq 0 ]
+	done
+	SYSMETER_FIXTURE_SCALE=1.3 run "$RUNNER" --no-report -q -o "$OUT" --run-id now --seed 5 "$D/st.yaml"
+	[ "$status" -eq 0 ]
+	f=$(r now st)
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 3 ]
+	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["tau"] < 0.03')" = true ]
+}

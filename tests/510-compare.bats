@@ -79,6 +79,9 @@ rows() {
 verdicts() { rows "$1" | awk -F'|' '{ print $NF }'; }
 
 @test "compare of a run with itself: every point, ratio 1, no change, exit 0 even with --fail-on change" {
+	# the verdicts below assume no host drift: under an emulator the canary
+	# (a timed workload) varies as the translator warms up, and flags the points
+	skip_if_emulated
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 1 "$S/stats/fixed.yaml" \
 		"$S/stats/sweep.yaml" "$S/compare/scaled.yaml"
 	[ "$status" -eq 0 ]

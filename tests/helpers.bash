@@ -46,3 +46,11 @@ exited() {
 	st=$(proc_stat "$1") || return 0
 	[ "${st%% *}" = Z ]
 }
+
+# skip_if_emulated: a test that judges timing or physics (one cost against
+# another, a cache against DRAM) means nothing when an emulator runs the
+# instructions: `make test-arm64` runs the aarch64 build under qemu-user
+# with SYSMETER_EMULATED=1, and such tests skip there.
+skip_if_emulated() {
+	[ -z "${SYSMETER_EMULATED:-}" ] || skip "emulated CPU"
+}

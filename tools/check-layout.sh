@@ -3,7 +3,7 @@
 #
 # runner/ is one folder per pipeline stage.  A file may include:
 #   - headers of its own folder;
-#   - the ABI headers at the top (probe.h, probe_time.h, probe_wire.h) and any lib/ header;
+#   - the ABI headers at the top (probe.h, probe_time.h, probe_barrier.h, probe_wire.h) and any lib/ header;
 #   - the ONE public header (<stage>/<stage>.h) of an EARLIER stage.
 # Stage order: lib spec plan machine stats exec results report store serve engine cli main.c
 # (main.c is last and may include any public header).  The report reads the
@@ -52,6 +52,7 @@ BEGIN {
 		public[e[i]] = 1
 	top["probe.h"] = 1
 	top["probe_time.h"] = 1
+	top["probe_barrier.h"] = 1
 	top["probe_wire.h"] = 1
 }
 function folder(p) { return p ~ /\// ? substr(p, 1, index(p, "/") - 1) : p }

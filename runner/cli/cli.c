@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
+#include "cli/history.h"
 #include "cli/info.h"
 #include "cli/merge.h"
 #include "cli/merge_hosts.h"
@@ -99,7 +100,8 @@ static int cmd_probe_help(char **ops, size_t nops, struct cli_opts *o)
 	return info_probe_help(ops[0]);
 }
 
-/* "md,tex" -> REPORT_* flags; 0 for a word that is none of md, tex, pdf. */
+/* "md,tex" -> REPORT_* flags; 0 for a word that is none of md, tex, pdf,
+   html. */
 static unsigned parse_formats(const char *s)
 {
 	unsigned f = 0;
@@ -111,6 +113,8 @@ static unsigned parse_formats(const char *s)
 			f |= REPORT_TEX | REPORT_CHARTS;
 		else if (strcmp(t, "pdf") == 0)
 			f |= REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+		else if (strcmp(t, "html") == 0)
+			f |= REPORT_HTML | REPORT_CHARTS;
 		else {
 			free(copy);
 			return 0;
@@ -160,8 +164,7 @@ static void on_report_signal(int sig)
 
 static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 {
-	unsigned f = o->format ? parse_formats(o->format)
-			       : REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS;
+	unsigned f = o->format ? parse_formats(o->format) : REPORT_ALL;
 	char err[4096];
 
 	if (nops != 1) {
@@ -169,7 +172,7 @@ static int cmd_report(char **ops, size_t nops, struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	if (!f) {
-		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf\n", o->format);
+		fprintf(stderr, "runner: --format '%s': expected a list of md, tex, pdf, html\n", o->format);
 		return EXIT_USAGE;
 	}
 	int fmrc = set_front_matter(ops[0], o);
@@ -281,6 +284,11 @@ static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
 	return compare_main(ops[0], ops[1], &a);
 }
 
+static int cmd_history(char **ops, size_t nops, struct cli_opts *o)
+{
+	return history_main(ops, nops, o);
+}
+
 /* --- the option tables -------------------------------------------------- */
 
 #define OPT_OUT CLI_TEXT("out", 'o', out_dir, "DIR", "results root (default out): runs go to DIR/<run-id>, DIR/latest")
@@ -323,7 +331,7 @@ static const struct cli_option probe_options[] = {	/* list, probe-help */
 	OPT_PROBE_DIR, CLI_END,
 };
 static const struct cli_option report_options[] = {
-	CLI_TEXT("format", 0, format, "md,tex,pdf", "the formats to render (default all)"),
+	CLI_TEXT("format", 0, format, "md,tex,pdf,html", "the formats to render (default all)"),
 	OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option rerun_options[] = {
@@ -363,6 +371,17 @@ static const struct cli_option compare_options[] = {
 static const struct cli_option store_options[] = {
 	OPT_STORE, OPT_OUT, OPT_QUIET, CLI_END,
 };
+static const struct cli_option history_options[] = {
+	CLI_CALL("where", 0, history_opt_where, "KEY=VALUE", "only points with this parameter value (repeatable)"),
+	CLI_TEXT("host", 0, host, "HOST", "only runs made on this host"),
+	CLI_TEXT("since", 0, since, "DATE", "only runs started at or after DATE (UTC, YYYY-MM-DD[THH:MM:SSZ])"),
+	OPT_STORE,
+	OPT_OUT,
+	CLI_TEXT("chart", 0, chart, "FILE", "draw the series to FILE (.svg or .png)"),
+	CLI_TEXT("fail-on", 0, fail_on, "regression|never", "exit 1 when a point's newest run stepped slower"),
+	CLI_TEXT("html", 0, html, "DIR", "the history page DIR/index.html of the experiments named"),
+	OPT_VERBOSE, CLI_END,
+};
 static const struct cli_option serve_options[] = {
 	CLI_TEXT("listen", 0, listen, "ADDR:PORT", "where to listen (default 127.0.0.1:7077)"),
 	OPT_TOKEN, OPT_READY_FILE, OPT_QUIET, CLI_END,
@@ -388,6 +407,8 @@ const struct cli_command cli_commands[] = {
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
 	{"store", cmd_store, store_options, "import RUN... | check",
 	 "the results store: record old run folders; verify it against the folders"},
+	{"history", cmd_history, history_options, "EXPERIMENT...",
+	 "one experiment's figures over the stored runs, with change points"},
 	{"serve", cmd_serve, serve_options, "", "the peer of the network probes, until Ctrl-C"},
 	{"nfs-serve", cmd_nfs_serve, nfs_serve_options, "",
 	 "the --nfs netns server on its own (root), until Ctrl-C"},

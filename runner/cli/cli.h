@@ -1,6 +1,6 @@
 /*
  * cli.h - the commands (design §5): run, check, list, probe-help, report,
- * rerun, resume, merge, compare, serve, nfs-serve.  Each row of
+ * rerun, resume, merge, compare, history, serve, nfs-serve.  Each row of
  * cli_commands[] carries the command's handler, its own option table and
  * its usage line; main.c finds the command, parses its arguments against
  * that table (cli/options.h) and dispatches.  A new command is a file in

@@ -37,7 +37,8 @@ int cli_opts_init(struct cli_opts *o, int argc, char **argv)
 	}
 	o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
 	o->filters = calloc((size_t)argc + 1, sizeof *o->filters);
-	return o->sets && o->filters && o->argv ? 0 : -1;
+	o->wheres = calloc((size_t)argc + 1, sizeof *o->wheres);
+	return o->sets && o->filters && o->argv && o->wheres ? 0 : -1;
 }
 
 void cli_opts_free(struct cli_opts *o)
@@ -47,6 +48,7 @@ void cli_opts_free(struct cli_opts *o)
 	free(o->argv);
 	free(o->sets);
 	free(o->filters);
+	free(o->wheres);
 }
 
 /* The row for "--name" or "-x", or NULL. */

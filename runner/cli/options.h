@@ -27,7 +27,7 @@ struct cli_opts {
 	char **filters; size_t n_filters;	/* --filter GLOB */
 	int quick, no_report, quiet, verbose;
 	int has_seed; uint64_t seed;
-	const char *format;		/* report --format md,tex,pdf; NULL = all */
+	const char *format;		/* report --format md,tex,pdf,html; NULL = all */
 	int force;			/* rerun, resume --force */
 	const char *threshold;		/* compare --threshold 3%; NULL = 5 % */
 	const char *fail_on;		/* compare --fail-on regression|change|never */
@@ -40,6 +40,10 @@ struct cli_opts {
 	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
 	int no_store;			/* --no-store */
 	int baseline_store;		/* compare --baseline-store */
+	/* history: */
+	char **wheres; size_t n_wheres;	/* --where KEY=VALUE */
+	const char *host, *since;	/* --host H, --since DATE */
+	const char *chart, *html;	/* --chart FILE, --html DIR */
 	int help;			/* -h/--help was given */
 	int argc; char **argv;		/* recorded in the manifest: a copy with the
 					   password of any postgresql:// URL removed */

@@ -78,6 +78,7 @@ struct run {
 	int passes;			/* passes of rounds begun */
 	int lock;			/* the run folder's lock (results_lock_run), or -1 */
 	struct machine_facts facts;	/* --machine FILE; facts.values NULL: none */
+	struct store *history;		/* the store, read for earlier runs' spread; NULL */
 };
 
 /* The copy of --machine FILE in the run folder (rerun gives it again). */
@@ -442,6 +443,31 @@ static void run_pass(struct run *r, size_t k, int round)
 
 static void record_rounds(struct experiment *x, int cut);
 
+/* The store, opened as the run begins for what earlier runs on this
+   machine say: how far whole runs move (store_rerun_history).  A store
+   that cannot be opened or read costs the points that widening only; the
+   run's own record at the end says what is wrong with it. */
+static void open_history(struct run *r)
+{
+	char err[4096];
+
+	if (!r->o->no_store)
+		r->history = store_open(r->o->store, r->o->out_dir, err, sizeof err);
+}
+
+static void rerun_history(struct run *r, struct experiment *x)
+{
+	char err[4096];
+
+	if (r->history && store_rerun_history(r->history, x->result, r->machine, r->run_id, err,
+					      sizeof err) < 0) {
+		if (r->o->verbose)
+			fprintf(stderr, "runner: earlier runs not read from the store: %s\n", err);
+		store_close(r->history);
+		r->history = NULL;
+	}
+}
+
 /* The k-th experiment after its last round (or the interrupt): findings,
    status, the manifest's entry and the summary line. */
 static void finish_experiment(struct run *r, size_t k)
@@ -471,6 +497,8 @@ static void finish_experiment(struct run *r, size_t k)
 		results_predict(x->result, r->machine, by_name);
 		json_decref(by_name);
 	}
+	if (x->probe_ok)
+		rerun_history(r, x);
 	const char *st = results_status(points, cut);
 	jsonutil_set(x->result, "status", jsonutil_text(st));
 	write_result(r, x);
@@ -890,7 +918,7 @@ static int render_report(struct run *r, int exit_code)
 	if (o->verbose)
 		fprintf(stderr, "runner: rendering the report from %s\n", tdir);
 	report_set_interrupt(&interrupted);
-	rc = report_render(r->dir, tdir, REPORT_MD | REPORT_TEX | REPORT_PDF | REPORT_CHARTS,
+	rc = report_render(r->dir, tdir, REPORT_ALL,
 			   o->verbose, err, sizeof err);
 	report_set_interrupt(NULL);
 	if (rc >= 0)
@@ -1023,9 +1051,13 @@ int engine_run(const struct engine_request *rq)
 	if (rc != EXIT_OK)
 		goto out;
 	r.llc_bytes = llc_of(r.machine);
+	open_history(&r);
 	run_with_servers(&r);
+	store_close(r.history);	/* before the run records itself */
+	r.history = NULL;
 	rc = finish(&r);
 out:
+	store_close(r.history);
 	if (r.lock >= 0)
 		close(r.lock);
 	json_decref(r.all_results);

@@ -176,14 +176,19 @@ int point_cgroup_kill(struct point_cgroup *g)
 }
 
 /* Start time of pid in clock ticks since boot (field 22 of its stat), 0
-   when it is gone: with the pid it names one process across pid reuse. */
+   when it is gone: with the pid it names one process across pid reuse.
+   Read from its main thread's stat (/proc/PID/task/PID/stat, the same
+   field): qemu-user answers a process's own /proc/PID/stat with a made-up
+   one whose start time is not the kernel's, and a native runner reading
+   the real file would take an emulated runner for gone and remove its
+   scratch folder. */
 static unsigned long long start_time(pid_t pid)
 {
 	char p[64], buf[1024], *s;
 	unsigned long long t = 0;
 	FILE *f;
 
-	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	snprintf(p, sizeof p, "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	if (!(f = fopen(p, "re")))
 		return 0;
 	if (fgets(buf, sizeof buf, f) && (s = strrchr(buf, ')'))) {

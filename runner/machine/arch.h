@@ -1,7 +1,7 @@
 /*
  * arch.h - the machine reader's architecture-specific part, all of it in
- * arch.c: the CPUID instruction and the instruction chains that time the
- * core clock.  Elsewhere in machine/ nothing depends on the architecture:
+ * arch.c: the CPUID instruction, the instruction chains that time the
+ * core clock, and the check of the user-space counter.  Elsewhere in machine/ nothing depends on the architecture:
  * it asks here and says "n/a" with machine_arch_why_not() when the answer
  * is no.  Private to machine/.
  */
@@ -32,6 +32,13 @@ int machine_arch_mul_chain(uint64_t n);
 /* Cycles of latency of one link of each chain. */
 #define MACHINE_ARCH_ADD_LATENCY 1
 #define MACHINE_ARCH_MUL_LATENCY 3
+
+/* Whether the timing counter of probe_time.h (pt_start/pt_stop) may be
+   read here: 0 yes; -1 no, with *why, after setting SYSMETER_COUNTER=
+   clock_gettime in the environment so that this process and every child
+   (the probes) time with CLOCK_MONOTONIC_RAW instead.  Call it before the
+   first pt_start().  *why may be set with 0 too (an unchecked counter). */
+int machine_arch_counter_check(const char **why);
 
 /* The method in words, or NULL where there is none; why there is none. */
 const char *machine_arch_add_method(void);

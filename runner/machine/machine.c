@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include "machine/machine.h"
+#include "machine/arch.h"
 #include "machine/cpu.h"
 #include "machine/kernel.h"
 #include "machine/machine_fs.h"
+#include "machine/midr.h"
 #include "probe_time.h"
 #include "lib/jsonutil.h"
 
@@ -30,10 +32,28 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* What machine_calibrate_tsc found of the counter, for the description. */
+static struct {
+	int checked;
+	const char *why;		/* the counter is not used, or used unchecked */
+	double calibrated_hz;		/* counted against CLOCK_MONOTONIC_RAW */
+	double architected_hz;		/* CNTFRQ_EL0; 0 where there is none */
+} counter;
+
 /* Count ticks over ~10 ms of CLOCK_MONOTONIC_RAW, five times, and keep the
-   median: one preemption in one window cannot skew it. */
+   median: one preemption in one window cannot skew it.  Where the counter
+   has an architected frequency (aarch64's CNTFRQ_EL0) that is the rate,
+   unless the count disagrees with it by more than 2 % (firmware that set
+   it wrong); both are recorded.  First of all, the counter is checked
+   (arch.c): where user space may not read it, every pt_start() of this
+   process and its children reads CLOCK_MONOTONIC_RAW, and the rate is
+   1e9. */
 double machine_calibrate_tsc(void)
 {
+	if (!counter.checked) {
+		machine_arch_counter_check(&counter.why);
+		counter.checked = 1;
+	}
 #if PT_HAVE_TSC
 	double hz[5];
 	for (int i = 0; i < 5; i++) {
@@ -45,10 +65,39 @@ double machine_calibrate_tsc(void)
 		hz[i] = (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
 	}
 	qsort(hz, 5, sizeof hz[0], cmp_double);
+	counter.calibrated_hz = hz[2];
+	counter.architected_hz = pt_counter_hz();
+	if (counter.architected_hz > 0 &&
+	    fabs(counter.calibrated_hz / counter.architected_hz - 1) <= 0.02)
+		return counter.architected_hz;
 	return hz[2];
 #else
+	counter.calibrated_hz = 1e9;
 	return 1e9;
 #endif
+}
+
+/* The counter the probes time with: its name, the rate their ticks are
+   converted with, one tick in ns (the resolution of a single reading), the
+   architected and the counted rates, and why the counter is not used. */
+static json_t *counter_json(double tsc_hz)
+{
+	json_t *j = json_object();
+	int fallback = pt_counter_off();
+
+	jsonutil_set(j, "name", jsonutil_text(pt_counter_name()));
+	jsonutil_set(j, "hz", tsc_hz > 0 && tsc_hz < 1e12 ? json_real(tsc_hz) : json_null());
+	jsonutil_set(j, "tick_ns", tsc_hz > 0 && tsc_hz < 1e12 ? json_real(1e9 / tsc_hz) : json_null());
+	jsonutil_set(j, "architected_hz", !fallback && counter.architected_hz > 0 ?
+		     json_real(counter.architected_hz) : json_null());
+	jsonutil_set(j, "calibrated_hz", counter.calibrated_hz > 0 ?
+		     json_real(counter.calibrated_hz) : json_null());
+	jsonutil_set(j, "rate_from", jsonutil_text(fallback ? "nanoseconds (1e9)" :
+		     counter.architected_hz > 0 && tsc_hz == counter.architected_hz ?
+		     "cntfrq_el0 (architected), checked against CLOCK_MONOTONIC_RAW" :
+		     "counted against CLOCK_MONOTONIC_RAW"));
+	jsonutil_set(j, "why", counter.why ? jsonutil_text(counter.why) : json_null());
+	return j;
 }
 
 void machine_set_root(const char *root)
@@ -449,17 +498,53 @@ int machine_matches(const char *pattern)
 	return strcmp(pattern, host) == 0;
 }
 
+/* An ARM CPU's identity (midr.c) in the fields CPUID fills on x86: vendor
+   the implementer, family its code, model the part number, stepping the
+   revision, signature the whole MIDR. */
+static json_t *midr_json(const struct machine_midr *r)
+{
+	char sig[16];
+	json_t *j = json_object();
+
+	snprintf(sig, sizeof sig, "0x%08x", r->value);
+	jsonutil_set(j, "source", jsonutil_text(r->source));
+	jsonutil_set(j, "vendor", jsonutil_text(r->vendor));
+	jsonutil_set(j, "family", json_integer(r->implementer));
+	jsonutil_set(j, "model", json_integer(r->part));
+	jsonutil_set(j, "stepping", json_integer(r->revision));
+	jsonutil_set(j, "variant", json_integer(r->variant));
+	jsonutil_set(j, "signature", jsonutil_text(sig));
+	jsonutil_set(j, "microarchitecture", jsonutil_text(r->core));
+	jsonutil_set(j, "hypervisor", json_null());
+	jsonutil_set(j, "why_not", json_null());
+	return j;
+}
+
+#define ARM_CACHES_WHY_NOT "the kernel lists no caches in /sys/devices/system/cpu/cpu0/cache " \
+	"(its device tree or ACPI PPTT describes none), and an ARM CPU's cache registers " \
+	"(CCSIDR_EL1) cannot be read from user space"
+
 /* The facts CPUID and the kernel give on the CPU: cpu, caches, llc, pti,
    pcid, invpcid, the clock, smt. */
 static void describe_cpu(json_t *m, const struct machine_cpuid_table *cpuid, const char *flags,
 			 const char *cmd, int online, int configured)
 {
 	struct machine_cpu c;
+	struct machine_midr r;
 	struct llc_pick p = { 0, -1, -1, NULL };
 	json_t *arr;
 
-	machine_cpu_read(cpuid, &c);
-	jsonutil_set(m, "cpu", cpu_json(&c, cpuid));
+	/* a MIDR means an ARM CPU (a given root's, too): CPUID is not asked */
+	machine_midr_read(&r);
+	if (r.have && !cpuid) {
+		memset(&c, 0, sizeof c);
+		c.threads_per_core = -1;
+		c.pcid = c.invpcid = -1;
+		jsonutil_set(m, "cpu", midr_json(&r));
+	} else {
+		machine_cpu_read(cpuid, &c);
+		jsonutil_set(m, "cpu", cpu_json(&c, cpuid));
+	}
 	arr = sysfs_caches(&p);
 	if (json_array_size(arr) == 0) {
 		json_decref(arr);
@@ -467,6 +552,10 @@ static void describe_cpu(json_t *m, const struct machine_cpuid_table *cpuid, con
 		arr = cpuid_caches(&c, &p);
 	}
 	jsonutil_set(m, "caches", arr);
+	jsonutil_set(m, "caches_why_not", json_array_size(arr) > 0 ? json_null() :
+		     jsonutil_text(r.have && !cpuid ? ARM_CACHES_WHY_NOT : c.have ?
+				   "neither sysfs nor CPUID lists a cache" :
+				   "the kernel lists no caches in sysfs, and there is no CPUID"));
 	jsonutil_set(m, "llc", llc(&p, online, configured));
 	jsonutil_set(m, "pti", machine_kernel_pti(flags));
 	jsonutil_set(m, "pcid", machine_kernel_feature(c.have ? c.pcid : -1, flags, "pcid"));
@@ -476,6 +565,22 @@ static void describe_cpu(json_t *m, const struct machine_cpuid_table *cpuid, con
 		str_or_null(machine_fs_line("/sys/devices/system/clocksource/clocksource0/current_clocksource")));
 	jsonutil_set(m, "clocksources_available", machine_kernel_clocksources());
 	jsonutil_set(m, "tsc_trust", machine_kernel_tsc_trust(flags, cmd));
+}
+
+/* /proc/cpuinfo's model name; an ARM kernel writes none: then the
+   implementer and core of the MIDR ("ARM Neoverse N1"), else null. */
+static json_t *cpu_model(void)
+{
+	char *s = machine_fs_field("/proc/cpuinfo", "model name", ':'), buf[96];
+	struct machine_midr r;
+
+	if (s)
+		return str_or_null(s);
+	machine_midr_read(&r);
+	if (!r.have)
+		return json_null();
+	snprintf(buf, sizeof buf, "%s %s", r.vendor, r.core);
+	return jsonutil_text(buf);
 }
 
 json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *cpuid)
@@ -497,13 +602,14 @@ json_t *machine_describe_with(double tsc_hz, const struct machine_cpuid_table *c
 	snprintf(kern, sizeof kern, "%s %s %s", u.sysname, u.release, u.version);
 	jsonutil_set(m, "kernel", jsonutil_text(kern));
 	jsonutil_set(m, "arch", jsonutil_text(u.machine));
-	jsonutil_set(m, "cpu_model", str_or_null(machine_fs_field("/proc/cpuinfo", "model name", ':')));
+	jsonutil_set(m, "cpu_model", cpu_model());
 	jsonutil_set(m, "cpus_online", online > 0 ? json_integer(online) : json_null());
 	jsonutil_set(m, "cpus_configured", configured > 0 ? json_integer(configured) : json_null());
 	jsonutil_set(m, "tsc_hz", tsc_hz > 0 && tsc_hz < 1e12 ? json_real(tsc_hz) : json_null());
 	jsonutil_set(m, "tsc_source",
-			    jsonutil_text(PT_HAVE_TSC ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
+			    jsonutil_text(!pt_counter_off() ? "counter (rdtsc/cntvct) calibrated against CLOCK_MONOTONIC_RAW"
 						    : "clock_gettime(CLOCK_MONOTONIC_RAW), ns"));
+	jsonutil_set(m, "counter", counter_json(tsc_hz));
 	machine_core_clock(&cc, 9, 0.001);
 	jsonutil_set(m, "core_clock", machine_core_clock_json(&cc));
 	describe_cpu(m, cpuid, flags, cmd, online, configured);

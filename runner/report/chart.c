@@ -494,13 +494,14 @@ static json_t *chart_view(const struct chart *c, json_t *xtics)
 		jsonutil_append(sview, json_pack("{s:I,s:s}", "index", (json_int_t)j, "title",
 			json_string_value(json_array_get(c->series_names, j))));
 	static const char *const files[][2] = {
-		{"data", "dat"}, {"script", "gp"}, {"png", "png"}, {"pdf", "pdf"} };
-	for (size_t k = 0; k < 4; k++) {
+		{"data", "dat"}, {"script", "gp"}, {"png", "png"}, {"pdf", "pdf"}, {"svg", "svg"} };
+	for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
 		snprintf(name, sizeof name, "charts/%s.%s", rq->base, files[k][1]);
 		jsonutil_set(view, files[k][0], jsonutil_text(name));
 	}
 	jsonutil_set(view, "want_png", json_boolean(rq->png));
 	jsonutil_set(view, "want_pdf", json_boolean(rq->pdf));
+	jsonutil_set(view, "want_svg", json_boolean(rq->svg));
 	jsonutil_set(view, "experiment", jsonutil_text(c->exp_name));
 	jsonutil_set(view, "title", jsonutil_text(title ? title : rtitle ? rtitle : c->exp_name));
 	jsonutil_set(view, "xlabel", jsonutil_text(xlabel ? xlabel : c->xname ? c->xname : ""));
@@ -511,6 +512,8 @@ static json_t *chart_view(const struct chart *c, json_t *xtics)
 	int small = c->categorical && json_array_size(c->categories) * c->nseries <= 2;
 	jsonutil_set(view, "png_size", jsonutil_text(small ? "640,380" : "960,560"));
 	jsonutil_set(view, "pdf_size", jsonutil_text(small ? "4.2in,2.5in" : "6.2in,3.5in"));
+	/* pixels at the page's scale: the page shows it at most this wide */
+	jsonutil_set(view, "svg_size", jsonutil_text(small ? "640,380" : "860,500"));
 	jsonutil_set(view, "bar", json_boolean(c->bar));
 	jsonutil_set(view, "line", json_boolean(!c->bar));
 	jsonutil_set(view, "categorical", json_boolean(c->categorical));

@@ -4,9 +4,10 @@
  * the script is report_tools.c's job (it owns the tool runner and the
  * log).
  *
- * The script draws charts/<base>.png (pngcairo, for Markdown) and/or
- * charts/<base>.pdf (pdfcairo, for LaTeX), to the names in the gnuplot
- * variables png_out and pdf_out when they are set on the command line
+ * The script draws charts/<base>.png (pngcairo, for Markdown),
+ * charts/<base>.pdf (pdfcairo, for LaTeX) and/or charts/<base>.svg (svg,
+ * for HTML), to the names in the gnuplot variables png_out, pdf_out and
+ * svg_out when they are set on the command line
  * (`gnuplot -e "png_out='...'" charts/<base>.gp`), so the caller can draw
  * to temporary names and rename.  Run it with the run folder as the
  * working directory.
@@ -23,7 +24,7 @@ struct chart_request {
 	json_t *result;			/* results/<experiment>.json */
 	const char *unit;		/* unit the report shows values in ("µs") */
 	double scale;			/* probe unit -> that unit */
-	int png, pdf;			/* which pictures the script draws */
+	int png, pdf, svg;		/* which pictures the script draws */
 	const char *const *template_dirs;	/* where chart.gp is looked up */
 };
 

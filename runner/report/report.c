@@ -1,6 +1,6 @@
 /*
- * report.c - render a saved run: charts, report.md, report.tex, report.pdf
- * (design §8-§9; report.h).
+ * report.c - render a saved run: charts, report.md, report.tex, report.pdf,
+ * report.html (design §8-§9; report.h).
  *
  * This file only puts the steps in order and says what went wrong: the view
  * model is built by report_model.c (with each experiment's chart written by
@@ -192,6 +192,10 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 		goto out;
 	if ((rm.formats & REPORT_TEX) &&
 	    (ret = render_one(run_dir, verbose, view, "report.tex", TEMPLATE_TEX, dirs, err, errlen)) < 0)
+		goto out;
+	if ((rm.formats & REPORT_HTML) &&
+	    (ret = render_one(run_dir, verbose, view, "report.html", TEMPLATE_HTML, dirs, err,
+			      errlen)) < 0)
 		goto out;
 	if ((rm.formats & REPORT_PDF) &&
 	    (ret = render_pdf(&tools, run_dir, verbose, user_templates, err, errlen)) < 0)

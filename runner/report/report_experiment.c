@@ -111,15 +111,19 @@ static int add_chart(struct report_model *rm, json_t *e, json_t *res, const char
 		     const struct report_unit *d, int n_ok)
 {
 	json_t *c = json_object();
-	char png[PATH_MAX], pdf[PATH_MAX], msg[1024];
-	int want_png = !!(rm->formats & REPORT_MD), want_pdf = !!(rm->formats & REPORT_TEX);
-	int has_png = 0, has_pdf = 0;
+	char png[PATH_MAX], pdf[PATH_MAX], svg[PATH_MAX], msg[1024];
+	unsigned want = (rm->formats & REPORT_MD ? REPORT_TOOLS_PNG : 0) |
+			(rm->formats & REPORT_TEX ? REPORT_TOOLS_PDF : 0) |
+			(rm->formats & REPORT_HTML ? REPORT_TOOLS_SVG : 0);
+	unsigned drawn = 0;
 
 	strf(png, sizeof png, "%s/charts/%s.png", rm->run, base);
 	strf(pdf, sizeof pdf, "%s/charts/%s.pdf", rm->run, base);
+	strf(svg, sizeof svg, "%s/charts/%s.svg", rm->run, base);
 	if (n_ok > 0 && (rm->formats & REPORT_CHARTS)) {
 		struct chart_request rq = {
-			rm->run, base, res, d->label, d->scale, want_png, want_pdf, rm->dirs };
+			rm->run, base, res, d->label, d->scale, !!(want & REPORT_TOOLS_PNG),
+			!!(want & REPORT_TOOLS_PDF), !!(want & REPORT_TOOLS_SVG), rm->dirs };
 		int w = chart_write(&rq, rm->err, rm->errlen);
 
 		if (w < 0) {
@@ -127,21 +131,23 @@ static int add_chart(struct report_model *rm, json_t *e, json_t *res, const char
 			return -1;
 		}
 		if (w > 0 && rm->have_gnuplot &&
-		    report_tools_chart(rm->tools, base, want_png, want_pdf, &has_png, &has_pdf,
-				       msg, sizeof msg) < 0 &&
+		    report_tools_chart(rm->tools, base, want, &drawn, msg, sizeof msg) < 0 &&
 		    !rm->chart_msg[0])
 			strf(rm->chart_msg, sizeof rm->chart_msg, "chart '%s': %s (see %s/report.log)",
 			     jsonutil_str(e, "name"), msg, rm->run);
 	} else if (n_ok > 0) {
 		/* not redrawn: use what an earlier rendering left */
-		has_png = report_tools_nonempty(png);
-		has_pdf = report_tools_nonempty(pdf);
+		drawn = (report_tools_nonempty(png) ? REPORT_TOOLS_PNG : 0) |
+			(report_tools_nonempty(pdf) ? REPORT_TOOLS_PDF : 0) |
+			(report_tools_nonempty(svg) ? REPORT_TOOLS_SVG : 0);
 	}
 	report_view_put(c, "png", report_view_strf("charts/%s.png", base));
 	report_view_put(c, "pdf", report_view_strf("charts/%s.pdf", base));
+	report_view_put(c, "svg", report_view_strf("charts/%s.svg", base));
 	report_view_put(c, "script", report_view_strf("charts/%s.gp", base));
-	report_view_put(c, "has_png", json_boolean(has_png));
-	report_view_put(c, "has_pdf", json_boolean(has_pdf));
+	report_view_put(c, "has_png", json_boolean(drawn & REPORT_TOOLS_PNG));
+	report_view_put(c, "has_pdf", json_boolean(drawn & REPORT_TOOLS_PDF));
+	report_view_put(c, "has_svg", json_boolean(drawn & REPORT_TOOLS_SVG));
 	report_view_put(e, "chart", c);
 	return 0;
 }
@@ -181,16 +187,22 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	   and put in raw (the renderer escapes; see report_markdown.c). */
 	char *md = report_markdown_markdown(jsonutil_str(res, "description"));
 	char *tex = report_markdown_latex(jsonutil_str(res, "description"));
+	char *html = report_markdown_html(jsonutil_str(res, "description"));
 	report_view_put(e, "description", report_view_str(md));
 	report_view_put(e, "description_tex", report_view_str(tex));
+	report_view_put(e, "description_html", report_view_str(html));
 	free(md);
 	free(tex);
+	free(html);
 	md = report_markdown_markdown(jsonutil_str(res, "discussion"));
 	tex = report_markdown_latex(jsonutil_str(res, "discussion"));
+	html = report_markdown_html(jsonutil_str(res, "discussion"));
 	report_view_put(e, "discussion", md ? report_view_str(md) : json_null());
 	report_view_put(e, "discussion_tex", tex ? report_view_str(tex) : json_null());
+	report_view_put(e, "discussion_html", html ? report_view_str(html) : json_null());
 	free(md);
 	free(tex);
+	free(html);
 	report_view_put(e, "status", report_view_str(status ? status : "unknown"));
 	report_view_put(e, "status_text", report_view_str(status_text(status)));
 	report_view_put(e, "unit", report_view_str(d->label));

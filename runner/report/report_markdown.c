@@ -1,7 +1,7 @@
 /*
  * report_markdown.c - a spec's Markdown text (a description, a discussion)
- * as LaTeX and as clean Markdown for the reports (report_markdown.h), with
- * libcmark (CommonMark), not by hand.
+ * as LaTeX, as HTML and as clean Markdown for the reports
+ * (report_markdown.h), with libcmark (CommonMark), not by hand.
  *
  * Safety: the text is the user's, and the LaTeX is compiled.  cmark's
  * LaTeX renderer escapes every special character of ordinary text, code
@@ -10,6 +10,11 @@
  * a code block, which goes into a verbatim environment: a line holding
  * "\end{verbatim}" would close it early, so that string gets a space
  * ("\end {verbatim}", which verbatim does not end on).
+ *
+ * The HTML is put in report.html raw: cmark's HTML renderer escapes text,
+ * code and attribute values, raw HTML is text by then, and CMARK_OPT_SAFE
+ * drops javascript:, vbscript:, file: and data: link targets, so a
+ * "<script>" in a description shows as text and runs nothing.
  */
 #include "report/report_markdown.h"
 
@@ -83,7 +88,9 @@ static void defuse(cmark_node *doc, int latex)
 	free(todo);
 }
 
-static char *render(const char *md, int latex)
+enum target { TO_MARKDOWN, TO_LATEX, TO_HTML };
+
+static char *render(const char *md, enum target to)
 {
 	cmark_node *doc;
 	char *out;
@@ -93,9 +100,10 @@ static char *render(const char *md, int latex)
 	doc = cmark_parse_document(md, strlen(md), CMARK_OPT_SAFE);
 	if (!doc)
 		return NULL;
-	defuse(doc, latex);
-	out = latex ? cmark_render_latex(doc, CMARK_OPT_SAFE, 0)
-		    : cmark_render_commonmark(doc, CMARK_OPT_SAFE, 0);
+	defuse(doc, to == TO_LATEX);
+	out = to == TO_LATEX ? cmark_render_latex(doc, CMARK_OPT_SAFE, 0)
+	    : to == TO_HTML ? cmark_render_html(doc, CMARK_OPT_SAFE)
+			    : cmark_render_commonmark(doc, CMARK_OPT_SAFE, 0);
 	cmark_node_free(doc);
 	if (out) {
 		size_t len = strlen(out);
@@ -108,10 +116,15 @@ static char *render(const char *md, int latex)
 
 char *report_markdown_latex(const char *md)
 {
-	return render(md, 1);
+	return render(md, TO_LATEX);
+}
+
+char *report_markdown_html(const char *md)
+{
+	return render(md, TO_HTML);
 }
 
 char *report_markdown_markdown(const char *md)
 {
-	return render(md, 0);
+	return render(md, TO_MARKDOWN);
 }

@@ -4,6 +4,7 @@
  */
 #include "report/report_points.h"
 #include "report/report_view.h"
+#include "results/results.h"
 #include "lib/jsonutil.h"
 #include "lib/units.h"
 
@@ -79,6 +80,26 @@ static json_t *swept_cells(json_t *pt, json_t *swept)
 	return cells;
 }
 
+/* Where a rerun's estimate should land, as "±8.1 %" of the estimate (the
+   wider side; the interval is symmetric on the log scale): the figure a
+   reader compares with another run's, which the CI is not. */
+static json_t *rerun_cell(json_t *pt)
+{
+	/* a run written before points had it: computed from its rounds */
+	json_t *own = json_object_get(pt, "rerun") ? NULL : json_deep_copy(pt);
+	if (own)
+		results_point_rerun(own, NAN, 0);
+	json_t *iv = json_object_get(json_object_get(own ? own : pt, "rerun"), "interval");
+	double est = jsonutil_num(pt, "estimate"), lo = json_number_value(json_array_get(iv, 0)),
+	       hi = json_number_value(json_array_get(iv, 1));
+	int has = json_array_size(iv) == 2 && isfinite(est) && est != 0 && hi >= lo;
+
+	json_decref(own);
+	if (!has)
+		return report_view_str(REPORT_VIEW_DASH);
+	return report_view_strf("±%.2g %%", fmax(hi - est, est - lo) / fabs(est) * 100);
+}
+
 static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 {
 	json_t *p;
@@ -117,6 +138,7 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 		report_view_put(p, "rounds", report_view_strf("%lld", (long long)json_integer_value(nr)));
 	else
 		report_view_put(p, "rounds", report_view_str(REPORT_VIEW_DASH));
+	report_view_put(p, "rerun", rerun_cell(pt));
 	report_view_put(p, "outliers", json_is_integer(n_out) ?
 		 report_view_strf("%lld", (long long)json_integer_value(n_out)) : report_view_str(REPORT_VIEW_DASH));
 	/* the cycles row: time x TSC frequency (the result's `cycles` are the

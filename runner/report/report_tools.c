@@ -177,48 +177,65 @@ int report_tools_nonempty(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+/* The pictures of a chart: extension, gnuplot variable, mask bit. */
+static const struct { const char *ext, *var; unsigned bit; } pictures[] = {
+	{"png", "png_out", REPORT_TOOLS_PNG},
+	{"pdf", "pdf_out", REPORT_TOOLS_PDF},
+	{"svg", "svg_out", REPORT_TOOLS_SVG},
+};
+#define N_PICTURES (sizeof pictures / sizeof pictures[0])
+
 /* Into temporary names, then renamed. */
-int report_tools_chart(struct report_tools *t, const char *base, int png, int pdf,
-		       int *has_png, int *has_pdf, char *msg, size_t msglen)
+int report_tools_chart(struct report_tools *t, const char *base, unsigned want,
+		       unsigned *drawn, char *msg, size_t msglen)
 {
-	char script[PATH_MAX], vars[2 * PATH_MAX], tmp[2][PATH_MAX], dst[2][PATH_MAX];
+	char script[PATH_MAX], vars[N_PICTURES * PATH_MAX], tmp[N_PICTURES][PATH_MAX];
+	char dst[N_PICTURES][PATH_MAX];
 	char *argv[] = { "gnuplot", "-e", vars, script, NULL };
-	int k;
+	size_t k, off = 0;
 
 	strf(script, sizeof script, "charts/%s.gp", base);
 	vars[0] = '\0';
-	/* base is a safe name (report_view_safe_name): no quote can occur in it */
-	if (png)
-		strf(vars, sizeof vars, "png_out='charts/.%s.png.tmp'; ", base);
-	if (pdf)
-		strf(vars + strlen(vars), sizeof vars - strlen(vars),
-			 "pdf_out='charts/.%s.pdf.tmp'", base);
-	for (k = 0; k < 2; k++) {
-		strf(tmp[k], sizeof tmp[k], "%s/charts/.%s.%s.tmp", t->run, base, k ? "pdf" : "png");
-		strf(dst[k], sizeof dst[k], "%s/charts/%s.%s", t->run, base, k ? "pdf" : "png");
+	for (k = 0; k < N_PICTURES; k++) {
+		strf(tmp[k], sizeof tmp[k], "%s/charts/.%s.%s.tmp", t->run, base, pictures[k].ext);
+		strf(dst[k], sizeof dst[k], "%s/charts/%s.%s", t->run, base, pictures[k].ext);
 		unlink(tmp[k]);
+		/* base is a safe name (report_view_safe_name): no quote can occur in it */
+		if ((want & pictures[k].bit) && off < sizeof vars)
+			off += (size_t)snprintf(vars + off, sizeof vars - off, "%s='charts/.%s.%s.tmp'; ",
+						pictures[k].var, base, pictures[k].ext);
 	}
 	if (run_tool(t, argv, REPORT_GNUPLOT_TIMEOUT, msg, msglen) < 0) {
-		unlink(tmp[0]);
-		unlink(tmp[1]);
+		for (k = 0; k < N_PICTURES; k++)
+			unlink(tmp[k]);
 		return -1;
 	}
-	for (k = 0; k < 2; k++) {
-		if (!(k ? pdf : png))
+	for (k = 0; k < N_PICTURES; k++) {
+		if (!(want & pictures[k].bit))
 			continue;
 		if (!report_tools_nonempty(tmp[k])) {
 			strf(msg, msglen, "gnuplot drew no charts/%s.%s (does chart.gp set output %s?)",
-				 base, k ? "pdf" : "png", k ? "pdf_out" : "png_out");
-			unlink(tmp[k]);
+			     base, pictures[k].ext, pictures[k].var);
+			for (; k < N_PICTURES; k++)
+				unlink(tmp[k]);
 			return -1;
 		}
 		if (rename(tmp[k], dst[k]) < 0) {
 			strf(msg, msglen, "cannot rename %s: %s", tmp[k], strerror(errno));
+			for (; k < N_PICTURES; k++)
+				unlink(tmp[k]);
 			return -1;
 		}
-		*(k ? has_pdf : has_png) = 1;
+		*drawn |= pictures[k].bit;
 	}
 	return 0;
+}
+
+int report_tools_gnuplot(struct report_tools *t, const char *script, char *msg, size_t msglen)
+{
+	char *argv[] = { "gnuplot", (char *)script, NULL };
+
+	return run_tool(t, argv, REPORT_GNUPLOT_TIMEOUT, msg, msglen);
 }
 
 static void remove_tree_flat(const char *dir)

@@ -29,11 +29,22 @@ int report_tools_found(const char *prog);
 /* Whether path is a regular file with something in it. */
 int report_tools_nonempty(const char *path);
 
+/* The pictures of a chart, as bits of a mask. */
+enum {
+	REPORT_TOOLS_PNG = 1,	/* charts/<base>.png, gnuplot variable png_out */
+	REPORT_TOOLS_PDF = 2,	/* charts/<base>.pdf, pdf_out */
+	REPORT_TOOLS_SVG = 4,	/* charts/<base>.svg, svg_out */
+};
+
 /* Run gnuplot on charts/<base>.gp (base: a safe name, report_view_safe_name) to
-   draw charts/<base>.png and/or .pdf; *has_png / *has_pdf are set for the
-   pictures drawn.  Returns 0, or -1 with why in msg. */
-int report_tools_chart(struct report_tools *t, const char *base, int png, int pdf,
-		       int *has_png, int *has_pdf, char *msg, size_t msglen);
+   draw the pictures in the mask want; *drawn gets the mask of those drawn
+   (renamed into place).  Returns 0, or -1 with why in msg. */
+int report_tools_chart(struct report_tools *t, const char *base, unsigned want,
+		       unsigned *drawn, char *msg, size_t msglen);
+
+/* gnuplot on `script` (a file in the folder t->run), in that folder: for
+   a script that names its own output.  0, or -1 with why in msg. */
+int report_tools_gnuplot(struct report_tools *t, const char *script, char *msg, size_t msglen);
 
 /* report.tex -> report.pdf with latexmk (use_latexmk) or pdflatex, in a
    scratch folder removed on success.  Returns 0, or -1 with why in msg

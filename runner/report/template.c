@@ -9,6 +9,7 @@
  * arithmetic to get wrong.
  */
 #include "report/template.h"
+#include "lib/html.h"
 #include "lib/text.h"
 
 #include <errno.h>
@@ -259,6 +260,8 @@ static void escape_to(FILE *f, const char *s, enum template_format fmt)
 	case TEMPLATE_MD: escape_md(f, s); break;
 	case TEMPLATE_TEX: escape_tex(f, s); break;
 	case TEMPLATE_GP: escape_gp(f, s); break;
+	/* the one HTML escape (lib/html): a write error shows at fclose */
+	case TEMPLATE_HTML: (void)html_escape(f, s); break;
 	default: fputs(s, f);
 	}
 }

@@ -26,6 +26,7 @@ enum template_format {
 	TEMPLATE_MD,	/* Markdown text and table cells */
 	TEMPLATE_TEX,	/* LaTeX text (pdflatex, T1) */
 	TEMPLATE_GP,	/* the inside of a gnuplot single-quoted string */
+	TEMPLATE_HTML,	/* HTML element text and quoted attribute values */
 };
 
 /* Escape s for format f.  Returns a malloc'd string (NULL only when out of

@@ -855,6 +855,7 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 	decide_status(&c);
 	put_run(&c);
 	put_numbers(&c);
+	results_point_rerun(c.o, NAN, 0);
 	put_cycles(&c);
 	put_extra(&c);
 	put_prediction(&c);

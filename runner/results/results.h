@@ -74,6 +74,14 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 		      const struct plan_point *pt, struct point_result *rounds, size_t n_rounds,
 		      int planned, double tsc_hz, uint64_t seed, json_t *const *deps);
 
+/* The point's `rerun`: where a rerun's estimate should land, at 95 % -
+   interval, level, method, between_run {tau, runs} - from its rounds'
+   estimates and what was subtracted (rerun.c).  tau: the between-run
+   relative sd a history of this host measured over history_runs runs, or
+   NaN for none.  A point with no CI gets a null interval.  0, or -1 when
+   memory ran out. */
+int results_point_rerun(json_t *point, double tau, size_t history_runs);
+
 /* Evaluate the prediction formulas of a result's points (predict.c): each
    point whose `prediction` has a `formula` gets value, hardware, software
    (the probe's unit), `filled` (each formula with this machine's numbers,

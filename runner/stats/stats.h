@@ -220,6 +220,25 @@ double stats_drift(const double *c, size_t n, double threshold, double *referenc
 double stats_rounds_interval(const double *x, size_t n, double *lo, double *hi, size_t *k,
 			     double *cv, const char **method, double *level);
 
+/* Where a rerun's estimate should land, at `level` (rerun.c): centred on
+   est, from the rounds x[0..n) (NaN skipped; at least 2 needed) - the
+   variance of the difference of two medians of as many rounds - plus
+   twice tau squared, tau the between-run standard deviation a history of
+   this host measured (relative, on the log scale; NaN or 0: none).  On
+   the log scale when est and every round are positive, else linear.
+   Returns the method ("rerun_rounds", "rerun_rounds_history") or NULL
+   with *lo = *hi = NaN. */
+const char *stats_rerun_interval(const double *x, size_t n, double est, double tau,
+				 double level, double *lo, double *hi);
+
+/* The between-run standard deviation of one point on one host, relative
+   (log scale), from m earlier runs: their estimates and intervals (lo, hi
+   at `level`; the within-run sd is taken from the interval as if normal
+   on the log scale).  DerSimonian-Laird; 0 when the runs scatter no more
+   than their intervals explain; NaN with fewer than 3 usable runs. */
+double stats_between_run_tau(const double *est, const double *lo, const double *hi,
+			     const double *level, size_t m);
+
 /* Adaptive rounds (`rounds: {min, max, target, budget}`). */
 enum stats_rounds_stop {
 	STATS_ROUNDS_MORE,		/* take another round */
@@ -264,5 +283,70 @@ enum stats_rounds_stop stats_rounds_overall(const enum stats_rounds_stop *stops,
 /* "target met", "max reached", "budget", "no estimate", "interrupted",
    "fixed" ("running" for MORE). */
 const char *stats_rounds_stop_name(enum stats_rounds_stop s);
+
+/* ---- change points over a history of runs (changepoint.c) ---------------
+ * x[0..n): one figure's estimate from successive runs, oldest first, with
+ * each run's own interval [lo, hi] at level (a fraction; NULL or not in
+ * (0, 1): 0.95).  NaN estimates are skipped; a missing interval is taken as
+ * the median of the others'.  The method (docs/methodology.md, "History and
+ * change points"): each run's variance is its own interval's (half-width /
+ * z) squared plus the run-to-run variance its interval does not explain
+ * (from the successive differences, robustly: their MAD; with three runs
+ * the smaller of the two differences); binary segmentation of a
+ * step function on the inverse-variance weighted estimates proposes steps
+ * (penalty per step: 2 ln m over m runs); a step is kept only when the 95 %
+ * intervals of the two segments' means do not overlap AND |after - before|
+ * exceeds the noise threshold max(rel_floor * |before|, k * the pooled
+ * run-to-run scatter within segments), k = k_scatter, or k_single when
+ * either side is a single run (one run of a few dozen lands 3 scatters
+ * from its level by chance).  A failing step is merged
+ * away (the weakest first) and the rest judged again.  Segments inside the
+ * series hold at least 2 runs (one odd run between two of a level is an
+ * outlier, not a step); the first and the last may hold one: nothing
+ * after the newest run can yet confirm or refute it. */
+struct stats_cp_rule {
+	double rel_floor;		/* 0.02: a step is at least 2 % of the level */
+	double k_scatter;		/* 3: ... and 3 x the run-to-run scatter */
+	double k_single;		/* 4: ... 4 x when a side is a single run */
+	double penalty;			/* <= 0 or NaN: 2 ln m */
+};
+#define STATS_CP_RULE_DEFAULT { 0.02, 3.0, 4.0, 0.0 }
+
+struct stats_cp_segment {
+	size_t first, last;		/* indices into x[] (finite estimates only) */
+	size_t n;			/* runs in it */
+	double mean, lo, hi;		/* weighted mean, its 95 % interval */
+};
+
+enum { STATS_STEP_OVERLAP = 1, STATS_STEP_SMALL = 2 };	/* why a step was dropped */
+
+struct stats_cp_step {
+	size_t at;			/* index of the first run after the step */
+	size_t prev;			/* index of the last run before it */
+	double before, before_lo, before_hi;	/* the segment before: mean, interval */
+	double after, after_lo, after_hi;	/* the segment after */
+	double delta, rel;		/* after - before; delta / |before| */
+	double threshold;		/* the noise threshold |delta| had to exceed */
+	double scatter;			/* the run-to-run scatter it used; NaN: unknown */
+	unsigned why;			/* kept: 0; dropped: STATS_STEP_* bits */
+};
+
+struct stats_cp {
+	struct stats_cp_segment *seg;	/* the fitted step function, oldest first */
+	size_t nseg;
+	struct stats_cp_step *step;	/* the real steps (nseg - 1 of them) */
+	size_t nstep;
+	struct stats_cp_step *dropped;	/* steps proposed and dropped, with why */
+	size_t ndropped;
+	double tau;			/* run-to-run SD beyond the runs' own intervals */
+	double scatter;			/* pooled SD of the runs about their segments' means */
+};
+
+/* 0, or -1 (no memory; out is then empty).  rule NULL: the defaults.
+   Free with stats_cp_free. */
+int stats_changepoints(const double *x, const double *lo, const double *hi,
+		       const double *level, size_t n, const struct stats_cp_rule *rule,
+		       struct stats_cp *out);
+void stats_cp_free(struct stats_cp *cp);
 
 #endif

@@ -161,3 +161,23 @@ int store_baseline(struct store *s, const char *run_id, char **run_dir, char **b
 	store_result_free(&res);
 	return found;
 }
+
+int store_experiments(struct store *s, char ***names, size_t *n, char *err, size_t errlen)
+{
+	struct store_result res;
+	char **out;
+
+	*names = NULL;
+	*n = 0;
+	if (store_db_exec(s, "SELECT DISTINCT experiment FROM points ORDER BY experiment", NULL, 0,
+			  &res, err, errlen) < 0)
+		return -1;
+	if (!(out = calloc(res.nrows + 1, sizeof *out)))
+		abort();
+	for (size_t i = 0; i < res.nrows; i++)
+		out[i] = dup(res.cell[i * res.ncols]);
+	*names = out;
+	*n = res.nrows;
+	store_result_free(&res);
+	return 0;
+}

@@ -14,6 +14,7 @@
 #define SYSMETER_STORE_H
 
 #include <stddef.h>
+#include <jansson.h>
 #include <stdio.h>
 
 struct store;
@@ -46,6 +47,10 @@ int store_series(struct store *s, const struct store_query *q,
 		 struct store_row **rows, size_t *nrows, char *err, size_t errlen);
 void store_rows_free(struct store_row *rows, size_t nrows);
 
+/* The names of every experiment with points in the store, sorted: *names
+   (each and the array malloc'd), *n of them.  0, or -1 with err. */
+int store_experiments(struct store *s, char ***names, size_t *n, char *err, size_t errlen);
+
 /* Record (or re-record: the run's rows replaced in one transaction) the run
    folder run_dir.  The number of points recorded, or -1 with err (nothing
    of the run written). */
@@ -72,5 +77,14 @@ char *store_redacted(const char *where);
 
 /* Is where a PostgreSQL URL (postgresql:// or postgres://)? */
 int store_is_url(const char *where);
+
+/* Each point of an experiment's result (as the run writes it) gets its
+   `rerun` interval widened by the between-run spread of the same point in
+   the newest complete earlier runs (up to 10) on this machine (machine:
+   the manifest's; its fingerprint), other than run_id
+   (results_point_rerun, stats_between_run_tau: at least 3 runs).
+   Returns how many points were widened, or -1 with err. */
+int store_rerun_history(struct store *s, json_t *result, const json_t *machine, const char *run_id,
+			char *err, size_t errlen);
 
 #endif

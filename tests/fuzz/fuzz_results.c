@@ -5,7 +5,7 @@
  * manifest.json and results/<name>.json for every experiment the manifest
  * names, then read by:
  *   results_load    the JSON loader (rerun reads the manifest with it);
- *   report_render   `runner report` with Markdown and LaTeX (no charts, no
+ *   report_render   `runner report` with Markdown, LaTeX and HTML (no charts, no
  *                   PDF: nothing is spawned), i.e. report_model_build and
  *                   every report_* reader, and the templates in templates/;
  *   compare_main    `runner compare RUN RUN` (its output thrown away).
@@ -123,7 +123,8 @@ static void check(const char *man, size_t man_len, const char *res, size_t res_l
 		close(null);
 	}
 	err[0] = '\0';
-	int rr = report_render(dir, templates, REPORT_MD | REPORT_TEX, 0, err, sizeof err);
+	int rr = report_render(dir, templates, REPORT_MD | REPORT_TEX | REPORT_HTML, 0, err,
+			       sizeof err);
 	struct compare_args ca = {NULL, NULL, NULL};
 	int rc = compare_main(dir, dir, &ca);
 	if (quiet) {
@@ -306,7 +307,7 @@ int main(int argc, char **argv)
 		free(rs);
 	}
 	printf("%s 1 - fuzz_results: %zu regression inputs, %lu mutated run folders read by "
-	       "results_load, report_render (md, tex) and compare_main (%.1f s)\n",
+	       "results_load, report_render (md, tex, html) and compare_main (%.1f s)\n",
 	       fails ? "not ok" : "ok", regress.n, done, fz_now() - t0);
 	for (size_t i = 0; i < res.n; i++)
 		json_decref(rj[i]);

@@ -5,11 +5,12 @@
  * 1. A fuzzed template source is rendered against a fixed view (values
  *    with quotes, backquotes, newlines, ESC, a final backslash, lists,
  *    objects, false values) in the format the input picks (none, MD, TEX,
- *    GP), with partials from a scratch folder (one includes itself, so the
- *    nesting bound is exercised).  Checked: NULL comes with a message
+ *    GP, HTML), with partials from a scratch folder (one includes itself,
+ *    so the nesting bound is exercised).  Checked: NULL comes with a message
  *    "template 'NAME':..." free of control characters; for GP, an output
  *    has a backquote only if the template source itself had one; for TEX,
- *    no control character but a newline comes out of a source without one.
+ *    no control character but a newline comes out of a source without one;
+ *    for HTML, no < or > comes out of a source without one.
  * 2. The input as a value, put in single quotes the way templates/chart.gp
  *    does ('{{v}}' in set title, a plot title): the gnuplot output is
  *    scanned with gnuplot's quoting rules.  Checked (the contract in
@@ -42,7 +43,7 @@ static const char *dirs[2];
 #define FAIL(...) do { printf("# " __VA_ARGS__); printf("\n"); fails++; } while (0)
 
 static const char view_json[] =
-	"{\"title\": \"it's `date` \\\"q\\\" $x @m\\nline two\\\\\","
+	"{\"title\": \"it's `date` \\\"q\\\" $x @m <i>&amp;</i>\\nline two\\\\\","
 	" \"n\": 3, \"pi\": 3.25, \"t\": true, \"f\": false, \"z\": null, \"e\": \"\", \"zero\": \"0\","
 	" \"esc\": \"\\u001b[31mred\\u0007\\r\", \"utf\": \"\\u00b5s \\u2264 \\u03b1 \\ud83d\\ude00\","
 	" \"list\": [\"a'\", \"b`\", \"c\\\\\", \"''\"], \"none\": [],"
@@ -127,6 +128,10 @@ static void check_source(const char *src, size_t len, enum template_format f)
 	if (f == TEMPLATE_TEX && escaped_only && !has_ctl(src, strlen(src), 1) &&
 	    has_ctl(out, strlen(out), 1))
 		FAIL("LaTeX output has a control character its template does not have");
+	/* an escaped value never opens or closes an HTML tag */
+	if (f == TEMPLATE_HTML && escaped_only && !memchr(src, '<', len) && !memchr(src, '>', len) &&
+	    (strchr(out, '<') || strchr(out, '>')))
+		FAIL("HTML output has a < or > its template does not have");
 	free(out);
 }
 
@@ -177,8 +182,8 @@ static void check_gp_value(const char *val, size_t len)
 static void check(const uint8_t *data, size_t size)
 {
 	static const enum template_format fmts[] = {TEMPLATE_NONE, TEMPLATE_MD, TEMPLATE_TEX,
-						     TEMPLATE_GP};
-	enum template_format f = size ? fmts[data[0] % 4] : TEMPLATE_GP;
+						     TEMPLATE_GP, TEMPLATE_HTML};
+	enum template_format f = size ? fmts[data[0] % 5] : TEMPLATE_GP;
 	char *src = malloc(size + 1);
 
 	if (!src)

@@ -33,6 +33,7 @@ assert est(copy) > 0, est(copy)
 }
 
 @test "mem_bandwidth: a buffer in cache reads faster than one in DRAM" {
+	skip_if_emulated
 	mem_run specs/ram_bandwidth.yaml --set ram_bandwidth.params.op=read \
 		--set ram_bandwidth.params.threads=1 \
 		--set 'ram_bandwidth.params.size=[64KiB, 256MiB]'

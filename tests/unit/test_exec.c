@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -526,6 +527,17 @@ static int count_strays(int pgid, char *what, size_t len)
 	return n;
 }
 
+/* Under an emulator that refuses PR_*_CHILD_SUBREAPER (qemu-user 7.2 does,
+   with EINVAL) the runner cannot become a subreaper: its points' orphans
+   go to init, and the tests of their reaping cannot hold. */
+static int no_subreaper(void)
+{
+	int v = 0;
+
+	return getenv("SYSMETER_EMULATED") && prctl(PR_GET_CHILD_SUBREAPER, &v) != 0 &&
+	       errno == EINVAL;
+}
+
 static void test_spawner(void)
 {
 	struct spec s = base_spec();
@@ -556,8 +568,15 @@ static void test_spawner(void)
 		if (pid > 1 && read_proc(pid, &p) == 0 && (p.pgid == pgid || p.state == 'Z'))
 			gone = 0;
 	}
-	ok(gone, "spawner: both grandchildren are gone, not even zombies");
-	ok(count_strays(pgid, what, sizeof what) == 0, "spawner: no stray, no zombie %s", what);
+	if (no_subreaper()) {
+		/* the orphans cannot come back to us: they are not reaped */
+		ok(1, "# skip emulated CPU: no PR_SET_CHILD_SUBREAPER here (qemu-user 7.2 refuses it)");
+		ok(1, "# skip emulated CPU: no PR_SET_CHILD_SUBREAPER here (qemu-user 7.2 refuses it)");
+	} else {
+		ok(gone, "spawner: both grandchildren are gone, not even zombies");
+		ok(count_strays(pgid, what, sizeof what) == 0, "spawner: no stray, no zombie %s",
+		   what);
+	}
 	exec_result_free(&r);
 }
 

@@ -16,6 +16,7 @@ static const char *view_json =
 	" \"words\": [\"x\", \"y\"],"
 	" \"tex\": \"\\\\ { } $ & # ^ _ % ~ < > |\","
 	" \"md\": \"a|b *c* _d_ `e` [f] <g>\","
+	" \"html\": \"<script>alert('x')</script> & \\\"q\\\"\","
 	" \"gp\": \"it's `touch /tmp/x` \\nsystem(\\\"y\\\")\"}";
 
 struct render_case {
@@ -68,6 +69,11 @@ static const struct render_case cases[] = {
 	{"gp escaping", "'{{gp}}'", TEMPLATE_GP,
 	 "'it'.\"'\".'s '.\"'\".'touch /tmp/x'.\"'\".'  system(\"y\")'", NULL},
 	{"none is verbatim", "{{md}}", TEMPLATE_NONE, "a|b *c* _d_ `e` [f] <g>", NULL},
+	/* text and a quoted attribute alike: a title cannot open a tag */
+	{"html escaping", "<p title=\"{{html}}\">{{html}}</p>", TEMPLATE_HTML,
+	 "<p title=\"&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;\">"
+	 "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;</p>", NULL},
+	{"html triple is raw", "{{{html}}}", TEMPLATE_HTML, "<script>alert('x')</script> & \"q\"", NULL},
 
 	/* errors: template:line: what */
 	{"unclosed section", "a\n\n{{#pts}}\nx\n", TEMPLATE_NONE, NULL,

@@ -10,7 +10,7 @@
 # Install: copy to /usr/share/bash-completion/completions/runner, or
 # `source tools/completion/runner.bash`.  Needs only bash and awk.
 
-_runner_commands="run check list probe-help report rerun merge fleet compare store serve nfs-serve"
+_runner_commands="run check list probe-help report rerun merge fleet compare history store serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
 	--seed --peer --nfs --machine --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help
 	--version"
@@ -127,7 +127,8 @@ _runner() {
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --out | --run-id | --probe-dir | --templates | --set | --filter | --seed | \
-			--peer | --nfs | --machine | --format | --threshold | --fail-on | --json)
+			--peer | --nfs | --machine | --format | --threshold | --fail-on | --json | \
+			--where | --host | --since | --store | --chart | --html)
 			[[ $w == --probe-dir ]] && pdir=(--probe-dir "${COMP_WORDS[i + 1]}")
 			((i + 1 == COMP_CWORD)) || ((i++))
 			;;
@@ -144,12 +145,12 @@ _runner() {
 	done
 
 	case $prev in
-	-o | --out | --probe-dir | --templates)
+	-o | --out | --probe-dir | --templates | --html)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 		;;
-	--run-id | --seed | --peer | --threshold)
+	--run-id | --seed | --peer | --threshold | --where | --host | --since)
 		return 0
 		;;
 	--nfs)	# or nfs://HOST/EXPORT, which is the user's to type
@@ -160,13 +161,13 @@ _runner() {
 		COMPREPLY=($(compgen -W "regression change never" -- "$cur"))
 		return 0
 		;;
-	--json | --machine)
+	--json | --machine | --store | --chart)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "md tex pdf md,tex md,pdf tex,pdf md,tex,pdf" -- "$cur"))
+		COMPREPLY=($(compgen -W "md tex pdf html md,tex md,pdf tex,pdf md,html md,tex,pdf md,tex,pdf,html" -- "$cur"))
 		return 0
 		;;
 	--filter)
@@ -199,6 +200,7 @@ _runner() {
 		rerun) opts="--force $_runner_options" ;;
 		list | probe-help) opts="--probe-dir -h --help" ;;
 		compare) opts="--threshold --fail-on --json --baseline-store --store -h --help" ;;
+		history) opts="--where --host --since --store -o --out --chart --fail-on --html -v --verbose -h --help" ;;
 		store) opts="--store -o --out -q --quiet -h --help" ;;
 		merge) opts="-o --out --run-id --templates --title --author --course --no-report --hosts --hosts-file --store -q --quiet -v --verbose -h --help" ;;
 		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
@@ -212,7 +214,7 @@ _runner() {
 		((${#specwords[@]} == 0)) &&
 			COMPREPLY=($(compgen -W "$(_runner_probes "${COMP_WORDS[0]}" "${pdir[@]}")" -- "$cur"))
 		;;
-	list) ;;
+	list | history) ;;
 	store)
 		# import|check first, then run folders
 		if [[ ${COMP_WORDS[COMP_CWORD-1]} == store ]]; then

@@ -1,0 +1,316 @@
+/*
+ * history_view.c - a history's series: built, analysed (change points), as
+ * text, and the CI gate of --fail-on regression (history.h).
+ */
+#include "cli/history.h"
+#include "lib/strf.h"
+#include "lib/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static void point_free(struct history_point *p)
+{
+	free(p->run_id);
+	free(p->run_dir);
+	free(p->host);
+	free(p->kernel);
+	free(p->commit);
+	free(p->status);
+	free(p->flags);
+}
+
+static struct history_series *series_of(struct history_experiment *e, const char *key,
+					const char *params_json, const char *unit)
+{
+	struct history_series *s;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (strcmp(e->s[i].key, key) == 0)
+			return &e->s[i];
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 8;
+		struct history_series *ns = realloc(e->s, cap * sizeof *ns);
+
+		if (!ns)
+			return NULL;
+		e->s = ns;
+		e->cap = cap;
+	}
+	s = &e->s[e->n];
+	memset(s, 0, sizeof *s);
+	s->key = strdup(key);
+	s->params_json = dup_or_empty(params_json);
+	s->unit = dup_or_empty(unit);
+	if (!s->key || !s->params_json || !s->unit) {
+		free(s->key);
+		free(s->params_json);
+		free(s->unit);
+		return NULL;
+	}
+	e->n++;
+	return s;
+}
+
+int history_add(struct history_experiment *e, const char *key, const char *params_json,
+		const char *unit, const struct history_point *p)
+{
+	struct history_series *s = series_of(e, key ? key : "", params_json, unit);
+	struct history_point *q;
+
+	if (!s)
+		return -1;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct history_point *np = realloc(s->pt, cap * sizeof *np);
+
+		if (!np)
+			return -1;
+		s->pt = np;
+		s->cap = cap;
+	}
+	q = &s->pt[s->n];
+	*q = *p;
+	q->run_id = dup_or_empty(p->run_id);
+	q->run_dir = dup_or_empty(p->run_dir);
+	q->host = dup_or_empty(p->host);
+	q->kernel = dup_or_empty(p->kernel);
+	q->commit = dup_or_empty(p->commit);
+	q->status = dup_or_empty(p->status);
+	q->flags = dup_or_empty(p->flags);
+	if (!q->run_id || !q->run_dir || !q->host || !q->kernel || !q->commit || !q->status ||
+	    !q->flags) {
+		point_free(q);
+		return -1;
+	}
+	s->n++;
+	return 0;
+}
+
+void history_experiment_free(struct history_experiment *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		struct history_series *s = &e->s[i];
+
+		for (size_t j = 0; j < s->n; j++)
+			point_free(&s->pt[j]);
+		free(s->pt);
+		free(s->key);
+		free(s->params_json);
+		free(s->unit);
+		stats_cp_free(&s->cp);
+	}
+	free(e->s);
+	free(e->name);
+	memset(e, 0, sizeof *e);
+}
+
+int history_analyse(struct history_experiment *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		struct history_series *s = &e->s[i];
+		double *v = malloc((4 * s->n + 1) * sizeof *v);
+
+		if (!v)
+			return -1;
+		for (size_t j = 0; j < s->n; j++) {
+			v[j] = s->pt[j].est;
+			v[s->n + j] = s->pt[j].lo;
+			v[2 * s->n + j] = s->pt[j].hi;
+			v[3 * s->n + j] = s->pt[j].level;
+		}
+		stats_cp_free(&s->cp);
+		int rc = stats_changepoints(v, v + s->n, v + 2 * s->n, v + 3 * s->n, s->n, NULL,
+					    &s->cp);
+		free(v);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+enum history_direction history_direction_of_unit(const char *unit)
+{
+	size_t n = unit ? strlen(unit) : 0;
+
+	if (n && units_is_time(unit, NULL))
+		return HISTORY_DIR_TIME;
+	if (n > 2 && strcmp(unit + n - 2, "/s") == 0)
+		return HISTORY_DIR_RATE;
+	return HISTORY_DIR_NONE;
+}
+
+const char *history_step_word(enum history_direction d, double delta)
+{
+	if (d == HISTORY_DIR_NONE)
+		return delta > 0 ? "up" : "down";
+	/* a bigger time is slower, a bigger rate faster */
+	return (delta > 0) == (d == HISTORY_DIR_TIME) ? "slower" : "faster";
+}
+
+int history_regressed(const struct history_experiment *e, const struct history_series *s)
+{
+	const struct stats_cp *cp = &s->cp;
+	const struct stats_cp_step *last;
+
+	if (e->dir == HISTORY_DIR_NONE || cp->nstep == 0 || cp->nseg < 2)
+		return 0;
+	/* the newest run with an estimate is in the last segment, which the
+	   last real step starts: no later step has undone it */
+	last = &cp->step[cp->nstep - 1];
+	return strcmp(history_step_word(e->dir, last->delta), "slower") == 0;
+}
+
+double history_display(const struct history_series *s, char *label, size_t len)
+{
+	double *v = malloc((s->n + 1) * sizeof *v), typical = NAN;
+	size_t k = 0;
+
+	if (v) {
+		for (size_t i = 0; i < s->n; i++)
+			if (isfinite(s->pt[i].est))
+				v[k++] = s->pt[i].est;
+		if (k) {
+			gsl_sort(v, 1, k);
+			typical = gsl_stats_median_from_sorted_data(v, 1, k);
+		}
+		free(v);
+	}
+	return units_display(s->unit, isfinite(typical) ? typical : 1, label, len, NULL);
+}
+
+void history_time(char *buf, size_t len, double t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!isfinite(t) || !gmtime_r(&tt, &tm)) {
+		strf(buf, len, "?");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* Four significant digits (the tables' three cannot show a 0.5 % step
+   beside its interval), no exponent for a large count. */
+static void num(char *buf, size_t len, double v, double scale)
+{
+	v *= scale;
+	if (!isfinite(v))
+		strf(buf, len, "n/a");
+	else if (fabs(v) >= 1e4)
+		strf(buf, len, "%.0f", v);
+	else
+		strf(buf, len, "%.4g", v);
+}
+
+void history_number(char *buf, size_t len, double v, double scale)
+{
+	num(buf, len, v, scale);
+}
+
+void history_step_reason(char *buf, size_t len, const struct stats_cp_step *st, double scale,
+			 const char *label)
+{
+	char b[32], bl[32], bh[32], a[32], al[32], ah[32], d[32], th[32], sc[32], why[96];
+	double floor = 0.02 * fabs(st->before);
+
+	num(b, sizeof b, st->before, scale);
+	num(bl, sizeof bl, st->before_lo, scale);
+	num(bh, sizeof bh, st->before_hi, scale);
+	num(a, sizeof a, st->after, scale);
+	num(al, sizeof al, st->after_lo, scale);
+	num(ah, sizeof ah, st->after_hi, scale);
+	num(d, sizeof d, fabs(st->delta), scale);
+	num(th, sizeof th, st->threshold, scale);
+	num(sc, sizeof sc, st->scatter, scale);
+	/* which term of max(2 % of the level, k x scatter) set the threshold */
+	if (isfinite(st->scatter) && st->scatter > 0 && st->threshold > floor)
+		strf(why, sizeof why, "%.0f x the run-to-run scatter %s %s",
+		     st->threshold / st->scatter, sc, label);
+	else
+		strf(why, sizeof why, "2 %% of the level");
+	strf(buf, len, "%s [%s, %s] -> %s [%s, %s] %s, %s both intervals; step %s %s (%+.1f %%) "
+	     "%s threshold %s %s (%s)",
+	     b, bl, bh, a, al, ah, label, (st->why & STATS_STEP_OVERLAP) ? "within" : "outside",
+	     d, label, 100 * st->rel, (st->why & STATS_STEP_SMALL) ? "<=" : ">", th, label, why);
+}
+
+/* The step starting at run index i, or NULL. */
+static const struct stats_cp_step *step_at(const struct stats_cp *cp, size_t i)
+{
+	for (size_t j = 0; j < cp->nstep; j++)
+		if (cp->step[j].at == i)
+			return &cp->step[j];
+	return NULL;
+}
+
+static void print_series(FILE *f, const struct history_experiment *e,
+			 const struct history_series *s)
+{
+	char label[32], t[32], est[32], lo[32], hi[32], ci[80], why[512];
+	double scale = history_display(s, label, sizeof label);
+	size_t wid = 3, wh = 4, wk = 6;
+
+	for (size_t i = 0; i < s->n; i++) {
+		wid = strlen(s->pt[i].run_id) > wid ? strlen(s->pt[i].run_id) : wid;
+		wh = strlen(s->pt[i].host) > wh ? strlen(s->pt[i].host) : wh;
+		wk = strlen(s->pt[i].kernel) > wk ? strlen(s->pt[i].kernel) : wk;
+	}
+	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", e->name, *s->key ? s->key : "(its only point)",
+		s->n, s->n == 1 ? "" : "s", label);
+	fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s\n", (int)wid, "run", "started (UTC)",
+		(int)wh, "host", (int)wk, "kernel", "estimate", "95% CI", "flags");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct history_point *p = &s->pt[i];
+		const struct stats_cp_step *st = step_at(&s->cp, i);
+
+		if (st) {
+			history_step_reason(why, sizeof why, st, scale, label);
+			fprintf(f, "  -- change point: %s from here: %s\n",
+				history_step_word(e->dir, st->delta), why);
+		}
+		history_time(t, sizeof t, p->started);
+		num(est, sizeof est, p->est, scale);
+		num(lo, sizeof lo, p->lo, scale);
+		num(hi, sizeof hi, p->hi, scale);
+		if (isfinite(p->lo) && isfinite(p->hi))
+			strf(ci, sizeof ci, "[%s, %s]", lo, hi);
+		else
+			strf(ci, sizeof ci, "-");
+		/* a run that did not complete (interrupted, failed points) says so */
+		int odd = *p->status && strcmp(p->status, "ok") && strcmp(p->status, "complete");
+
+		fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s%s%s\n", (int)wid, p->run_id, t,
+			(int)wh, p->host, (int)wk, p->kernel, est, ci, p->flags,
+			odd ? " status=" : "", odd ? p->status : "");
+	}
+	if (s->cp.nstep == 0)
+		fprintf(f, "  no change point%s\n",
+			s->cp.nseg < 2 && s->n < 2 ? " (one run: nothing to compare)" : "");
+	else
+		fprintf(f, "  %zu change point%s; newest run: %s\n", s->cp.nstep,
+			s->cp.nstep == 1 ? "" : "s",
+			history_regressed(e, s) ? "SLOWER than before its last change point"
+						: "not a regression");
+}
+
+void history_print(FILE *f, const struct history_experiment *e)
+{
+	fprintf(f, "%s: %zu point%s; direction: %s (%s)\n", e->name, e->n, e->n == 1 ? "" : "s",
+		e->dir == HISTORY_DIR_TIME ? "bigger is slower"
+		: e->dir == HISTORY_DIR_RATE ? "bigger is faster" : "unknown (steps are up/down)",
+		e->dir_source ? e->dir_source : "");
+	for (size_t i = 0; i < e->n; i++)
+		print_series(f, e, &e->s[i]);
+}
