@@ -54,6 +54,15 @@ JSON
 	grep -q 'No host differs clearly' "$md"
 	grep -q 'Missing hosts' "$OUT/fl/report.tex"
 	[ -s "$OUT/fl/report.pdf" ] || ! command -v pdflatex
+	# the HTML report: the same hosts, the missing one, a chart per experiment as SVG
+	html="$OUT/fl/report.html"
+	grep -q '<h2 id="missing">Missing hosts</h2>' "$html"
+	grep -q '<tr><td>gamma</td><td>unreachable: Connection refused</td></tr>' "$html"
+	grep -q '<h3>Machine: bee</h3>' "$html"
+	if command -v gnuplot >/dev/null; then
+		grep -q '<img src="charts/hosts-b_three.svg"' "$html"
+		[ -s "$OUT/fl/charts/hosts-b_three.svg" ]
+	fi
 }
 
 @test "merge --hosts names the host whose result differs clearly, by the CIs" {
