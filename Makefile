@@ -236,6 +236,8 @@ install: all
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/sysmeter.pc
 	install -m 644 specs/*.yaml $(DESTDIR)$(DATADIR)/sysmeter/specs/
 	cp -R templates/. $(DESTDIR)$(DATADIR)/sysmeter/templates/
+	install -d $(DESTDIR)$(DATADIR)/sysmeter/fleet
+	install -m 644 tools/fleet/fleet.yml tools/fleet/stop.yml $(DESTDIR)$(DATADIR)/sysmeter/fleet/
 	install -m 644 docs/man/runner.1 $(DESTDIR)$(DATADIR)/man/man1/
 	install -m 644 docs/man/sysmeter-spec.5 $(DESTDIR)$(DATADIR)/man/man5/
 	install -m 644 tools/completion/runner.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/runner

@@ -13,8 +13,8 @@ set -eu
 # host and, with --arch, as <pkg>:<arch> for the cross build.
 LIB_PKGS="libyaml-dev libjansson-dev libgsl-dev libssl-dev libnfs-dev libcmark-dev libsqlite3-dev libpq-dev"
 BUILD_PKGS="gcc libc6-dev make pkg-config $LIB_PKGS"
-RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind"
-TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git postgresql chromium"
+RUN_PKGS="gnuplot-nox texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk poppler-utils iproute2 netbase nfs-ganesha nfs-ganesha-vfs rpcbind ansible-core"
+TEST_PKGS="bats bats-support bats-assert poppler-utils python3 procps groff-base man-db mount strace git postgresql chromium openssh-server openssh-client slurm-wlm munge"
 want="$BUILD_PKGS $RUN_PKGS"
 arch=""
 while [ $# -gt 0 ]; do

@@ -12,6 +12,8 @@
 #include "cli/history.h"
 #include "cli/info.h"
 #include "cli/merge.h"
+#include "cli/merge_hosts.h"
+#include "cli/fleet.h"
 #include "cli/nfs_serve.h"
 #include "cli/rerun.h"
 #include "cli/resume.h"
@@ -225,11 +227,31 @@ static int cmd_resume(char **ops, size_t nops, struct cli_opts *o)
 
 static int cmd_merge(char **ops, size_t nops, struct cli_opts *o)
 {
+	if (o->hosts_file && !o->hosts) {
+		fprintf(stderr, "runner: merge: --hosts-file goes with --hosts\n");
+		return EXIT_USAGE;
+	}
+	if (o->hosts) {
+		if (nops < 1) {
+			fprintf(stderr, "runner: merge: --hosts: expected one or more run folders\n");
+			return EXIT_USAGE;
+		}
+		return merge_hosts_main(ops, nops, o->hosts_file, o);
+	}
 	if (nops < 2) {
 		fprintf(stderr, "runner: merge: expected two or more run folders\n");
 		return EXIT_USAGE;
 	}
 	return merge_main(ops, nops, o);
+}
+
+static int cmd_fleet(char **ops, size_t nops, struct cli_opts *o)
+{
+	if (nops < 1) {
+		fprintf(stderr, "runner: fleet: expected one or more specs\n");
+		return EXIT_USAGE;
+	}
+	return fleet_main(ops, nops, o);
 }
 
 static int cmd_compare(char **ops, size_t nops, struct cli_opts *o)
@@ -321,9 +343,23 @@ static const struct cli_option resume_options[] = {
 	OPT_PROBE_DIR, OPT_TEMPLATES, OPT_FORCE, OPT_PEER, OPT_NFS, OPT_TOKEN, OPT_NO_REPORT,
 	OPT_STORE, OPT_NO_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
 };
+#define OPT_HOSTS_FILE CLI_TEXT("hosts-file", 0, hosts_file, "FILE", "--hosts: the hosts' names and the missing hosts (sysmeter.hosts/1)")
 static const struct cli_option merge_options[] = {
 	OPT_OUT, OPT_RUN_ID, OPT_TEMPLATES, OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT,
-	OPT_QUIET, OPT_VERBOSE, CLI_END,
+	CLI_FLAG("hosts", 0, hosts, "one run per host: all kept, side by side, per host"),
+	OPT_HOSTS_FILE, OPT_STORE, OPT_QUIET, OPT_VERBOSE, CLI_END,
+};
+static const struct cli_option fleet_options[] = {
+	CLI_TEXT("ansible", 0, ansible, "INVENTORY", "run on the inventory's hosts through ansible-playbook"),
+	CLI_FLAG("slurm", 0, slurm, "run on cluster nodes through sbatch"),
+	CLI_CALL("nodes", 0, fleet_opt_nodes, "N", "--slurm: this many nodes"),
+	CLI_TEXT("nodelist", 0, slurm_nodelist, "LIST", "--slurm: these nodes"),
+	CLI_TEXT("partition", 0, partition, "P", "--slurm: the partition"),
+	CLI_TEXT("shared-dir", 0, shared_dir, "DIR", "--slurm: where the nodes write their runs (shared storage)"),
+	CLI_CALL("time-limit", 0, fleet_opt_time_limit, "S", "each host's run ends after S seconds (default 3600)"),
+	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_SEED,
+	OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_STORE, OPT_NO_STORE, OPT_QUIET,
+	OPT_VERBOSE, CLI_END,
 };
 static const struct cli_option compare_options[] = {
 	CLI_TEXT("threshold", 0, threshold, "PCT", "the noise threshold (default 5%)"),
@@ -365,6 +401,8 @@ const struct cli_command cli_commands[] = {
 	 "finish an interrupted run in its folder: the missing points, same seed"},
 	{"merge", cmd_merge, merge_options, "RUN RUN...",
 	 "one report from several runs: each experiment's newest result"},
+	{"fleet", cmd_fleet, fleet_options, "SPEC_OR_DIR...",
+	 "the same run on many hosts (Ansible or Slurm), merged with --hosts"},
 	{"compare", cmd_compare, compare_options, "RUN_A RUN_B | --baseline-store RUN",
 	 "is B slower or faster than A: per point, overall, exit 1 on --fail-on"},
 	{"store", cmd_store, store_options, "import RUN... | check",

@@ -32,6 +32,11 @@ struct cli_opts {
 	const char *threshold;		/* compare --threshold 3%; NULL = 5 % */
 	const char *fail_on;		/* compare --fail-on regression|change|never */
 	const char *json_out;		/* compare --json FILE ("-": stdout) */
+	int hosts;			/* merge --hosts: one host per run, side by side */
+	const char *hosts_file;		/* merge --hosts-file FILE (sysmeter.hosts/1) */
+	const char *ansible, *slurm_nodelist, *partition, *shared_dir;	/* fleet */
+	int slurm, slurm_nodes;		/* fleet --slurm, --nodes N */
+	double time_limit;		/* fleet --time-limit S (per host) */
 	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
 	int no_store;			/* --no-store */
 	int baseline_store;		/* compare --baseline-store */

@@ -6,6 +6,7 @@
 #include "report/report_env.h"
 #include "report/report_model.h"
 #include "report/report_experiment.h"
+#include "report/report_fleet.h"
 #include "report/report_run.h"
 #include "report/report_view.h"
 #include "lib/jsonutil.h"
@@ -137,6 +138,10 @@ static json_t *build(struct report_model *rm, json_t *man)
 		json_array_append(json_object_get(by_group, gname), e);
 		jsonutil_append(all, e);
 	}
+	/* a folder of `merge --hosts`: its hosts side by side (null otherwise) */
+	if (!(e = report_fleet_view(rm, man)))
+		goto fail;
+	report_view_put(view, "fleet", e);
 	groups = make_groups(by_group, group_order);
 	summary = sort_summary(summary, groups);
 	report_view_put(view, "run", report_run_view(man));

@@ -10,7 +10,7 @@
 # Install: copy to /usr/share/bash-completion/completions/runner, or
 # `source tools/completion/runner.bash`.  Needs only bash and awk.
 
-_runner_commands="run check list probe-help report rerun compare history store serve nfs-serve"
+_runner_commands="run check list probe-help report rerun merge fleet compare history store serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
 	--seed --peer --nfs --machine --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help
 	--version"
@@ -202,6 +202,8 @@ _runner() {
 		compare) opts="--threshold --fail-on --json --baseline-store --store -h --help" ;;
 		history) opts="--where --host --since --store -o --out --chart --fail-on --html -v --verbose -h --help" ;;
 		store) opts="--store -o --out -q --quiet -h --help" ;;
+		merge) opts="-o --out --run-id --templates --title --author --course --no-report --hosts --hosts-file --store -q --quiet -v --verbose -h --help" ;;
+		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
