@@ -377,12 +377,14 @@ static json_t *host_view(const struct fhost *h)
 json_t *report_fleet_view(struct report_model *rm, json_t *man)
 {
 	json_t *fleet = json_object_get(man, "hosts"), *runs = json_object_get(fleet, "runs");
-	json_t *v, *exps, *hosts, *missing = json_array(), *names = json_array(), *x, *e;
+	json_t *v, *exps, *hosts, *missing, *names, *x, *e;
 	struct fhost *h;
 	size_t n = 0, i, k;
 
 	if (!json_is_object(fleet))
 		return json_null();
+	missing = json_array();
+	names = json_array();
 	h = calloc(json_array_size(runs) + 1, sizeof *h);
 	v = json_object();
 	exps = json_array();
