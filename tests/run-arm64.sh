@@ -13,6 +13,6 @@ sh tools/qemu-binfmt.sh || exit 1
 "$b/runner" --version >/dev/null 2>&1 || { echo "run-arm64: $b/runner does not run under qemu" >&2; exit 1; }
 SYSMETER_EMULATED=1
 # specs parse and fail well; the report; rerun and compare; the port itself
-BATS_FILES="tests/100-spec-errors.bats tests/400-report.bats tests/500-rerun.bats tests/510-compare.bats tests/700-arm64.bats"
+BATS_FILES="tests/100-spec-errors.bats tests/400-report.bats tests/500-rerun.bats tests/510-compare.bats tests/800-arm64.bats"
 export SYSMETER_EMULATED BATS_FILES
 exec sh tests/run-all.sh "$b"

@@ -38,6 +38,7 @@
 #include "cli/merge_hosts.h"
 #include "exec/loader.h"
 #include "lib/exitcode.h"
+#include "lib/text.h"
 #include "lib/jsonutil.h"
 #include "lib/monotonic.h"
 #include "lib/supervise.h"
@@ -108,7 +109,7 @@ static json_t *inventory_hosts(const char *stage, const char *inventory)
 			json_t *y;
 			int seen = 0;
 
-			if (!merge_hosts_name_ok(json_string_value(h))) {
+			if (!text_host_name_ok(json_string_value(h))) {
 				fprintf(stderr, "runner: fleet: %s: host '%s': a host name is letters, digits, "
 					"'.', '_' and '-' (it names the host's folder)\n", inventory,
 					json_string_value(h) ? json_string_value(h) : "?");

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/fleet_run.h"
+#include "lib/copyfile.h"
 #include "cli/merge_hosts.h"
 #include "exec/loader.h"
 #include "lib/exitcode.h"
@@ -157,7 +158,7 @@ int fleet_make_build(const char *stage, char **specs, size_t n, const struct cli
 		goto fail;
 	exe[len] = '\0';
 	snprintf(path, sizeof path, "%s/bin/runner", dir);
-	if (fleet_copy_file(exe, path, 0755) < 0)
+	if (copyfile(exe, path, 0755) < 0)
 		goto fail;
 	snprintf(path, sizeof path, "%s/probes", dir);
 	if (mkdir(path, 0755) < 0)
@@ -238,7 +239,7 @@ int fleet_make_build(const char *stage, char **specs, size_t n, const struct cli
 					char to[PATH_MAX + 200];
 
 					snprintf(to, sizeof to, "%s/%s", sub, b ? b + 1 : g.gl_pathv[j]);
-					if (fleet_copy_file(g.gl_pathv[j], to, 0644) < 0 && errno != EEXIST) {
+					if (copyfile(g.gl_pathv[j], to, 0644) < 0 && errno != EEXIST) {
 						globfree(&g);
 						goto fail;
 					}
@@ -248,7 +249,7 @@ int fleet_make_build(const char *stage, char **specs, size_t n, const struct cli
 		}
 		slash = strrchr(specs[k], '/');
 		snprintf(path, sizeof path, "%s/%s", sub, slash ? slash + 1 : specs[k]);
-		if (access(path, F_OK) != 0 && fleet_copy_file(specs[k], path, 0644) < 0)
+		if (access(path, F_OK) != 0 && copyfile(specs[k], path, 0644) < 0)
 			goto fail;
 		jsonutil_append(argv, json_sprintf("specs/%zu/%s", k, slash ? slash + 1 : specs[k]));
 	}
@@ -260,32 +261,6 @@ out:
 	free(search);
 	json_decref(pd);
 	return rc;
-}
-
-int fleet_copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	ssize_t r = 0;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	if (out < 0) {
-		int e = errno;
-		close(in);
-		errno = e;
-		return -1;
-	}
-	while ((r = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)r) != r) {
-			r = -1;
-			break;
-		}
-	close(in);
-	if (close(out) < 0 || r < 0)
-		return -1;
-	return 0;
 }
 
 /* --------------------------------------------------- the outcome */

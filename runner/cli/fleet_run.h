@@ -22,7 +22,6 @@ void fleet_rm_tree(const char *dir);
 /* A file shipped beside the runner (tools/... in the tree, share/sysmeter/...
    installed): 0 with its path in out, else -1. */
 int fleet_find_file(const char *rel_build, const char *rel_installed, char *out, size_t len);
-int fleet_copy_file(const char *from, const char *to, mode_t mode);
 /* stage/build/ (bin/runner, probes/N, specs/N) and the runner's argv for
    it (options, then specs, relative to that folder).  0, or -1 (err). */
 int fleet_make_build(const char *stage, char **specs, size_t n, const struct cli_opts *o,

@@ -25,6 +25,7 @@
 #include "cli/fleet_run.h"
 #include "cli/merge_hosts.h"
 #include "lib/exitcode.h"
+#include "lib/text.h"
 #include "lib/jsonutil.h"
 #include "lib/supervise.h"
 
@@ -158,7 +159,7 @@ static void collect(const char *stage, const char *fleet_id, json_t *jobs, int w
 			continue;
 		}
 		found++;
-		if (!merge_hosts_name_ok(node)) {
+		if (!text_host_name_ok(node)) {
 			jsonutil_append(hosts, json_pack("{s:s,s:s,s:s}", "name", job, "status", "missing",
 				"reason", "the node's name is not a host name"));
 			continue;

@@ -33,8 +33,10 @@
 #include "cli/merge_hosts.h"
 #include "cli/options.h"
 #include "cli/store_cmd.h"
+#include "lib/copyfile.h"
 #include "lib/exitcode.h"
 #include "lib/jsonutil.h"
+#include "lib/text.h"
 #include "lib/version.h"
 #include "report/report.h"
 #include "results/results.h"
@@ -59,21 +61,6 @@ static const char *str_at(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* A host name that can be a folder name: letters, digits, '.', '_', '-',
-   not starting with '.' (so never "..").  Inventory names and hostnames
-   are like this. */
-int merge_hosts_name_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > 64 || s[0] == '.' || s[0] == '-')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return 0;
-	return 1;
-}
 
 static int have_name(const struct hosts *hs, const char *name)
 {
@@ -147,7 +134,7 @@ static int read_hosts_file(struct hosts *hs, const char *path)
 	json_array_foreach(json_object_get(f, "hosts"), i, x) {
 		const char *name = str_at(x, "name"), *st = str_at(x, "status");
 
-		if (!merge_hosts_name_ok(name) || !st ||
+		if (!text_host_name_ok(name) || !st ||
 		    (strcmp(st, "ok") != 0 && strcmp(st, "missing") != 0) ||
 		    (!strcmp(st, "missing") && !str_at(x, "reason"))) {
 			fprintf(stderr, "runner: merge: %s: hosts[%zu]: expected {name, status ok|missing, "
@@ -223,7 +210,7 @@ static int load_operand(struct hosts *hs, const char *dir)
 		char *sub;
 		json_t *hm;
 
-		if (!merge_hosts_name_ok(name)) {
+		if (!text_host_name_ok(name)) {
 			fprintf(stderr, "runner: merge: %s: hosts.runs[%zu].name: not a host name\n", dir, i);
 			json_decref(m);
 			return -1;
@@ -241,33 +228,9 @@ static int load_operand(struct hosts *hs, const char *dir)
 		}
 	}
 	json_array_foreach(json_object_get(fleet, "missing"), i, x)
-		if (merge_hosts_name_ok(str_at(x, "name")) && str_at(x, "reason"))
+		if (text_host_name_ok(str_at(x, "name")) && str_at(x, "reason"))
 			json_array_append(hs->missing, x);
 	json_decref(m);
-	return 0;
-}
-
-static int copy_one(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	ssize_t r = 0;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((r = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)r) != r) {
-			r = -1;
-			break;
-		}
-	close(in);
-	if (close(out) < 0 || r < 0)
-		return -1;
 	return 0;
 }
 
@@ -301,7 +264,7 @@ int merge_hosts_copy_tree(const char *src, const char *dst, char *err, size_t er
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
 			rc = merge_hosts_copy_tree(a, b, err, errlen);
-		} else if (S_ISREG(st.st_mode) && copy_one(a, b) < 0) {
+		} else if (S_ISREG(st.st_mode) && copyfile(a, b, 0644) < 0) {
 			snprintf(err, errlen, "%s -> %s: %s", a, b, strerror(errno));
 			rc = -1;
 		}

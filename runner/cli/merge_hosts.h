@@ -10,9 +10,6 @@
 
 int merge_hosts_main(char **runs, size_t n, const char *hosts_file, const struct cli_opts *o);
 
-/* A host name that is also a safe folder name: [A-Za-z0-9._-], at most
-   64, not starting with '.' or '-'. */
-int merge_hosts_name_ok(const char *s);
 
 /* Copy the folder src to dst (made here): folders and regular files, no
    links or devices.  0, or -1 with the message in err. */

@@ -20,4 +20,9 @@ void text_escape(const char *s, char *buf, size_t len);
 /* The same, keeping newlines and tabs (a program's output in a message). */
 void text_escape_lines(const char *s, char *buf, size_t len);
 
+/* A host's name that can be a folder name (hosts/NAME of a merged fleet):
+   1 to 64 of letters, digits, '.', '_', '-', not starting with '.' (so
+   never "..") or '-'.  Inventory names and hostnames are like this. */
+int text_host_name_ok(const char *s);
+
 #endif

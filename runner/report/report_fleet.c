@@ -20,6 +20,7 @@
 #include "report/report_view.h"
 #include "report/chart.h"
 #include "lib/jsonutil.h"
+#include "lib/text.h"
 #include "lib/strf.h"
 #include "results/results.h"
 
@@ -46,19 +47,6 @@ static int in_list(json_t *a, const char *s)
 	return 0;
 }
 
-static int name_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > 64 || s[0] == '.' || s[0] == '-')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return 0;
-	return 1;
-}
-
 /* Load every host's manifest and results.  -1 with rm->err set. */
 static int load_hosts(struct report_model *rm, json_t *runs, struct fhost *h, size_t *n)
 {
@@ -70,7 +58,7 @@ static int load_hosts(struct report_model *rm, json_t *runs, struct fhost *h, si
 		char dir[PATH_MAX], msg[1024];
 		const char *name = jsonutil_str(x, "name");
 
-		if (!name_ok(name)) {
+		if (!text_host_name_ok(name)) {
 			strf(rm->err, rm->errlen, "run '%s': manifest.json: hosts.runs[%zu].name: not a "
 			     "host name", rm->run, i);
 			return -1;

@@ -54,7 +54,9 @@ static double point_tau(const struct store_row *rows, size_t n, const char *fp, 
 	size_t from = 0;
 	struct stats_cp cp;
 	if (k >= 3 && stats_changepoints(est, lo, hi, lev, k, NULL, &cp) == 0) {
-		if (cp.nseg > 0)
+		/* fewer than 3 runs since the step cannot measure a spread:
+		   then the spread across it, wider, is what is known */
+		if (cp.nseg > 0 && k - cp.seg[cp.nseg - 1].first >= 3)
 			from = cp.seg[cp.nseg - 1].first;
 		stats_cp_free(&cp);
 	}
