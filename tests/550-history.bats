@@ -219,3 +219,31 @@ assert "fx over time" in text and "noise=0.001" in text, text' "$BATS_TEST_TMPDI
 	grep -q 'No chart: .*gnuplot is not installed' "$BATS_TEST_TMPDIR/site/index.html"
 	[ "$(ls "$BATS_TEST_TMPDIR/site")" = index.html ]
 }
+
+@test "history --html in chromium: no console error or dialog, nothing fetched from elsewhere, the charts drawn, every link has its target" {
+	command -v chromium >/dev/null 2>&1 ||
+		skip "chromium not installed (tools/deps.sh --test-only installs it)"
+	command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed: no charts"
+	runs 100 b1 b2
+	runs 120 'x<script>alert(1)'
+	run "$RUNNER" history -o "$OUT" --html "$BATS_TEST_TMPDIR/site"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	visit="$BATS_TEST_TMPDIR/visit"
+	mkdir -p "$visit"
+	rc=0
+	python3 "$BATS_TEST_DIRNAME/chromium_page.py" "$BATS_TEST_TMPDIR/site/index.html" "$visit" \
+		>"$visit/facts.json" 2>"$visit/err" || rc=$?
+	[ "$rc" -ne 77 ] || skip "$(cat "$visit/err")"
+	[ "$rc" -eq 0 ] || { cat "$visit/err"; false; }
+	f="$visit/facts.json"
+	[ "$(json "$f" 'd["console"]')" = "[]" ]
+	[ "$(json "$f" 'd["dialogs"]')" = "[]" ]
+	[ "$(json "$f" 'd["failed"]')" = "[]" ]
+	[ "$(json "$f" 'd["outside"]')" = "[]" ]
+	[ "$(json "$f" 'd["scripts"]')" = 0 ]
+	[ "$(json "$f" 'd["missing_ids"]')" = "[]" ]
+	# the run id with markup shows as text; the chart is drawn with a real size
+	json "$f" 'd["text"]' | grep -qF 'x<script>alert(1)'
+	[ "$(json "$f" 'len(d["images"]) >= 1 and all(i["complete"] and i["natural_width"] > 100 for i in d["images"])')" = true ]
+	[ "$(json "$f" 'd["page_png"]["colours"]')" -gt 20 ]
+}
