@@ -124,10 +124,13 @@ scaled|work=500" ]
 	if grep -qx slower <<<"$v"; then [ "$status" -eq 1 ]; else [ "$status" -eq 0 ]; fi
 }
 
-@test "an injected 20 % slowdown is found: the points slower, --fail-on regression exits 1" {
+@test "an injected 50 % slowdown is found: the points slower, --fail-on regression exits 1" {
+	# 50 %, not 20: two runs of a real loop can sit 10-15 % apart as a whole when the
+	# host changes speed between them (docs/methodology.md, four quiet runs), which
+	# moved a 20 % step to 1.09-1.31 here; the decision is what is asserted
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a "$S/compare/scaled.yaml"
 	[ "$status" -eq 0 ]
-	run "$RUNNER" --no-report -q -o "$OUT" --run-id b --set scaled.params.scale=1.2 \
+	run "$RUNNER" --no-report -q -o "$OUT" --run-id b --set scaled.params.scale=1.5 \
 		"$S/compare/scaled.yaml"
 	[ "$status" -eq 0 ]
 	forget_drift "$OUT/a" "$OUT/b"
@@ -136,13 +139,13 @@ scaled|work=500" ]
 	[ "$status" -eq 0 ]		# no --fail-on: a report, not a gate
 	v=$(verdicts "$output")
 	[ "$(wc -l <<<"$v")" -eq 6 ]
-	# every point is 20 % slower; one point's rounds may be too disturbed
+	# every point is 50 % slower; one point's rounds may be too disturbed
 	# for a decision, none may come out faster
 	[ "$(grep -cx slower <<<"$v")" -ge 5 ]
 	! grep -qx faster <<<"$v" || false
-	[[ "$output" == *"note: scaled: parameter scale: A 1, B 1.2"* ]]
-	# the geometric mean near 1.2 (loose on purpose: the decision is asserted)
-	grep -q '^all  *6  *0  *[56]  *[01]  *0  *0  *1\.[12]' <<<"$output"
+	[[ "$output" == *"note: scaled: parameter scale: A 1, B 1.5"* ]]
+	# the geometric mean near 1.5 (loose on purpose: the decision is asserted)
+	grep -q '^all  *6  *0  *[56]  *[01]  *0  *0  *1\.[3-7]' <<<"$output"
 	run "$RUNNER" compare --fail-on regression "$OUT/a" "$OUT/b"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"(Holm-adjusted p < 0.05): FAIL"* ]]
@@ -153,7 +156,7 @@ scaled|work=500" ]
 	run "$RUNNER" compare --fail-on change "$OUT/b" "$OUT/a"
 	[ "$status" -eq 1 ]
 	# a threshold above the change: the gate passes
-	run "$RUNNER" compare --fail-on change --threshold 30% "$OUT/a" "$OUT/b"
+	run "$RUNNER" compare --fail-on change --threshold 95% "$OUT/a" "$OUT/b"
 	[ "$status" -eq 0 ]
 	! verdicts "$output" | grep -qx -e slower -e faster || false
 }
