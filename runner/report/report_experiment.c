@@ -231,9 +231,9 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	}
 	report_view_put(e, "swept", arr);
 	report_view_put(e, "n_swept", report_view_strf("%zu", json_array_size(swept)));
-	/* three swept columns or more and the main table's fourteen columns
-	   pass a page's width in \footnotesize */
-	report_view_put(e, "wide_table", json_boolean(json_array_size(swept) >= 3));
+	/* two swept columns or more beside the main table's columns (the
+	   rerun column among them) pass a page's width in \footnotesize */
+	report_view_put(e, "wide_table", json_boolean(json_array_size(swept) >= 2));
 	report_view_put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
 }
 
