@@ -302,3 +302,48 @@ spec() {
 	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["runs"]')" = 3 ]
 	[ "$(json "$f" 'd["points"][0]["rerun"]["between_run"]["tau"] < 0.03')" = true ]
 }
+
+# --- a whole run against the machine's earlier runs (drift.history) -------
+# The canary is scripted, one level per run (its core clock then is not
+# measured): what a host that ran a whole run faster or slower looks like.
+
+@test "a whole run at another speed than this machine's earlier runs is named: manifest, summary line, report" {
+	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
+	# the first two have too few runs before them to compare with
+	for s in 3.0:a1 3.1:a2; do
+		SYSMETER_CANARY_MS=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" "$D/lv.yaml"
+		[ "$status" -eq 0 ]
+	done
+	[ "$(json "$OUT/a1/manifest.json" '(d["drift"]["history"]["verdict"], d["drift"]["history"]["runs"])')" = "('too few runs', 0)" ]
+	[ "$(json "$OUT/a2/manifest.json" 'd["drift"]["history"]["verdict"]')" = "too few runs" ]
+	# the third is compared with the median of the three: 3 ms over 1024 links
+	SYSMETER_CANARY_MS=2.9 run "$RUNNER" --no-report -q -o "$OUT" --run-id a3 "$D/lv.yaml"
+	[ "$(json "$OUT/a3/manifest.json" '(lambda h: (h["verdict"], h["runs"], round(h["reference"]["canary_ns"], 3), h["core_ratio"], h["earlier_off"]))(d["drift"]["history"])')" = "('same level', 2, 2929.688, None, [])" ]
+	# a run 30 % slower: steady inside, but not against the others
+	SYSMETER_CANARY_MS=4 run "$RUNNER" -o "$OUT" --run-id slow "$D/lv.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/slow/manifest.json" '(d["drift"]["verdict"], d["drift"]["history"]["verdict"], d["drift"]["history"]["runs"])')" = "('steady', 'shifted', 3)" ]
+	[ "$(json "$OUT/slow/manifest.json" 'round(d["drift"]["history"]["canary_ratio"], 3)')" = 1.311 ]
+	[[ "$output" == *"(host)               shifted     this whole run ran at another speed than this machine's 3 earlier runs (canary 1.31x the median of their levels and its own, threshold 10 %): compare it with them with care"* ]]
+	grep -q "This whole run ran at another speed than the 3 earlier runs on this machine (canary 1.31x the median of their levels and its own; threshold 10 %)" "$OUT/slow/report.md"
+	grep -q "Against 3 earlier runs on this machine: another speed (canary 1.31x their median)" "$OUT/slow/report.md"
+	# the store keeps each run's level for the runs after it
+	[ "$(python3 -c 'import sqlite3, sys; print([round(r[0], 1) for r in sqlite3.connect(sys.argv[1]).execute("SELECT canary_ns FROM runs ORDER BY started")])' "$OUT/sysmeter.db")" = "[2929.7, 3027.3, 2832.0, 3906.2]" ]
+	# without a store: not compared, and why
+	SYSMETER_CANARY_MS=4 run "$RUNNER" --no-report --no-store -q -o "$OUT" --run-id alone "$D/lv.yaml"
+	[ "$(json "$OUT/alone/manifest.json" '(d["drift"]["history"]["verdict"], d["drift"]["history"]["why"])')" = "('not compared', 'no results store (--no-store)')" ]
+}
+
+@test "a first run at another speed, in a fresh store, is named by the third run" {
+	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
+	for s in 4.0:b1 3.0:b2; do
+		SYSMETER_CANARY_MS=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" "$D/lv.yaml"
+		[ "$status" -eq 0 ]
+	done
+	SYSMETER_CANARY_MS=3.05 run "$RUNNER" -o "$OUT" --run-id b3 "$D/lv.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/b3/manifest.json" '(lambda h: (h["verdict"], [e["run"] for e in h["earlier_off"]], round(h["earlier_off"][0]["canary_ratio"], 2)))(d["drift"]["history"])')" = "('same level', ['b1'], 1.31)" ]
+	[[ "$output" == *"(host)               shifted     the earlier run b1 ran at another speed than the rest (canary 1.31x the median)"* ]]
+	grep -q "Earlier run on this machine ran at another speed than the rest: b1 (canary 1.31x)" "$OUT/b3/report.md"
+	grep -q "Against 2 earlier runs on this machine: the same speed (canary 1.00x their median)" "$OUT/b3/report.md"
+}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine/canary.h"
+#include "engine/level.h"
 #include "engine/engine.h"
 #include "engine/experiments.h"
 #include "engine/progress.h"
@@ -739,6 +740,41 @@ static int flag_point(json_t *pj, size_t kept, const int *drifted, int passes, d
 	return 1;
 }
 
+/* The run's level against the earlier runs on this machine (level.h):
+   drift.history in the manifest, and a line when this run or an earlier
+   one ran at another speed than the rest. */
+static void compare_level(struct run *r, json_t *d)
+{
+	char err[4096], a[64];
+	json_t *h, *e;
+	size_t i;
+
+	if (!r->history) {
+		jsonutil_set(d, "history", json_pack("{s:s,s:s}", "verdict", "not compared", "why",
+						     r->o->no_store ? "no results store (--no-store)"
+						     : "the results store could not be read"));
+		return;
+	}
+	if (!(h = level_verdict(r->history, d, r->machine, r->run_id, err, sizeof err))) {
+		jsonutil_set(d, "history", json_pack("{s:s,s:o}", "verdict", "not compared", "why",
+						     jsonutil_text(err)));
+		return;
+	}
+	jsonutil_set(d, "history", h);
+	if (r->o->quiet)
+		return;
+	if (!strcmp(jsonutil_str(h, "verdict"), "shifted"))
+		printf("%-20s %-11s this whole run ran at another speed than this machine's %lld "
+		       "earlier runs (%s the median of their levels and its own, threshold %.0f %%): "
+		       "compare it with them with care\n", "(host)", "shifted",
+		       (long long)json_integer_value(json_object_get(h, "runs")),
+		       results_level_ratios(h, a, sizeof a), 100 * CANARY_THRESHOLD);
+	json_array_foreach(json_object_get(h, "earlier_off"), i, e)
+		printf("%-20s %-11s the earlier run %s ran at another speed than the rest (%s the "
+		       "median)\n", "(host)", "shifted", jsonutil_str(e, "run"),
+		       results_level_ratios(e, a, sizeof a));
+}
+
 /* The drift check's verdict: in the manifest; when the host changed
    speed, every point measured in a pass it touched is flagged (its result
    written again) and the run says so. */
@@ -785,6 +821,7 @@ static void check_drift(struct run *r)
 			       rounds);
 	}
 	free(drifted);
+	compare_level(r, d);
 	write_manifest(r);
 }
 

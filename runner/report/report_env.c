@@ -13,6 +13,7 @@
 #include "lib/jsonutil.h"
 #include "report/report_env.h"
 #include "report/report_view.h"
+#include "results/results.h"
 
 static void row(json_t *rows, json_t *fact, json_t *consequence)
 {
@@ -186,6 +187,38 @@ static void core_clock(json_t *rows, json_t *man)
 					   "measured core clock, not TSC ticks.", 1 / r));
 }
 
+/* The run's level against the earlier runs on this machine (the
+   manifest's drift.history): the canary and the core clock over the
+   whole run, which a within-run check cannot compare. */
+static void history(json_t *rows, json_t *h)
+{
+	const char *v = jsonutil_str(h, "verdict");
+	long long runs = (long long)json_integer_value(json_object_get(h, "runs"));
+	char ratios[64];
+
+	if (!v)
+		return;
+	results_level_ratios(h, ratios, sizeof ratios);
+	if (!strcmp(v, "same level"))
+		row(rows, report_view_strf("Against %lld earlier runs on this machine: the same "
+					   "speed (%s their median)", runs, ratios),
+		    report_view_str("The host ran this run at the speed it ran the earlier ones: a "
+				    "difference from them is not the host's speed."));
+	else if (!strcmp(v, "shifted"))
+		row(rows, report_view_strf("Against %lld earlier runs on this machine: another "
+					   "speed (%s their median)", runs, ratios),
+		    report_view_str("The whole run ran faster or slower than the earlier ones, "
+				    "steady or not inside: its points move with the host, and a "
+				    "comparison with those runs shows the host as much as the "
+				    "system."));
+	else if (!strcmp(v, "too few runs"))
+		row(rows, report_view_strf("Against earlier runs on this machine: %lld recorded, "
+					   "too few to compare with", runs),
+		    report_view_str("A run that ran wholly faster or slower than usual cannot be "
+				    "told here: from three runs on, each is compared with the "
+				    "median of them."));
+}
+
 static void drift(json_t *rows, json_t *man)
 {
 	json_t *d = json_object_get(man, "drift");
@@ -206,6 +239,7 @@ static void drift(json_t *rows, json_t *man)
 				     "their intervals may hold the host's change, and a comparison "
 				     "with another run should not rest on them.",
 				     (long long)json_integer_value(json_object_get(d, "flagged_points"))));
+	history(rows, json_object_get(d, "history"));
 }
 
 static void load(json_t *rows, json_t *m)

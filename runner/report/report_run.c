@@ -3,6 +3,7 @@
  * (report_run.h).
  */
 #include "report/report_run.h"
+#include "results/results.h"
 #include "report/report_view.h"
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
@@ -39,28 +40,72 @@ static json_t *merged_view(json_t *merge)
 	return out;
 }
 
-/* The drift check's verdict as a sentence, when the host changed speed
-   during the run; null otherwise. */
+/* The earlier runs on this machine that ran at another speed than the
+   rest, "q1 (canary 0.92x, core clock 1.16x)", into f. */
+static void earlier_off_text(FILE *f, json_t *h)
+{
+	json_t *e;
+	size_t i;
+	char buf[64];
+
+	json_array_foreach(json_object_get(h, "earlier_off"), i, e)
+		fprintf(f, "%s%s (%s)", i ? ", " : "",
+			jsonutil_str(e, "run") ? jsonutil_str(e, "run") : "?",
+			results_level_ratios(e, buf, sizeof buf));
+}
+
+/* The drift check's verdict as sentences, when the host changed speed
+   during the run, or the whole run (or an earlier one) ran at another
+   speed than this machine's other runs; null otherwise. */
 static json_t *drift_view(json_t *d)
 {
-	json_t *r, *dr = json_object_get(d, "drifted_rounds");
-	char rounds[256] = "";
-	size_t i, off = 0;
+	json_t *r, *dr = json_object_get(d, "drifted_rounds"), *h = json_object_get(d, "history");
+	char rounds[256] = "", *txt = NULL, buf[64];
+	size_t i, off = 0, len = 0;
+	const char *hv = jsonutil_str(h, "verdict");
+	int within = jsonutil_str(d, "verdict") && !strcmp(jsonutil_str(d, "verdict"), "drifted");
+	int shifted = hv && !strcmp(hv, "shifted");
+	size_t n_off = json_array_size(json_object_get(h, "earlier_off"));
+	FILE *f;
 
-	if (!jsonutil_str(d, "verdict") || strcmp(jsonutil_str(d, "verdict"), "drifted") != 0)
+	if (!within && !shifted && !n_off)
+		return json_null();
+	if (!(f = open_memstream(&txt, &len)))
 		return json_null();
 	json_array_foreach(dr, i, r)
 		if (json_is_integer(r) && off < sizeof rounds)
 			off += (size_t)snprintf(rounds + off, sizeof rounds - off, "%s%lld",
 						i ? ", " : "", (long long)json_integer_value(r));
-	return report_view_strf("The host changed speed during this run: a fixed canary workload, "
-				"timed before every round, varied %.2fx (more than %.0f %% from its "
-				"median) around round%s %s. The %lld points measured in those rounds "
-				"carry the flag host_drift: their spread may be the host's.",
-				jsonutil_num(d, "spread"),
-				100 * jsonutil_num(json_object_get(d, "canary"), "threshold"),
-				json_array_size(dr) > 1 ? "s" : "", rounds,
-				(long long)json_integer_value(json_object_get(d, "flagged_points")));
+	if (within)
+		fprintf(f, "The host changed speed during this run: a fixed canary workload, timed "
+			"before every round, varied %.2fx (more than %.0f %% from its median) around "
+			"round%s %s. The %lld points measured in those rounds carry the flag "
+			"host_drift: their spread may be the host's.%s", jsonutil_num(d, "spread"),
+			100 * jsonutil_num(json_object_get(d, "canary"), "threshold"),
+			json_array_size(dr) > 1 ? "s" : "", rounds,
+			(long long)json_integer_value(json_object_get(d, "flagged_points")),
+			shifted || n_off ? " " : "");
+	if (shifted)
+		fprintf(f, "This whole run ran at another speed than the %lld earlier runs on this "
+			"machine (%s the median of their levels and its own; threshold %.0f %%). Every "
+			"point moves with it: compare this run with those runs with care.%s",
+			(long long)json_integer_value(json_object_get(h, "runs")),
+			results_level_ratios(h, buf, sizeof buf), 100 * jsonutil_num(h, "threshold"),
+			n_off ? " " : "");
+	if (n_off) {
+		fprintf(f, "Earlier run%s on this machine ran at another speed than the rest: ",
+			n_off > 1 ? "s" : "");
+		earlier_off_text(f, h);
+		fprintf(f, ", against the median of the runs compared. %s with this one "
+			"with care.", n_off > 1 ? "Compare them" : "Compare it");
+	}
+	if (fclose(f) != 0 || !txt) {
+		free(txt);
+		return json_null();
+	}
+	r = report_view_str(txt);
+	free(txt);
+	return r;
 }
 
 json_t *report_run_view(json_t *man)

@@ -217,4 +217,9 @@ void results_iso_now(char *buf, size_t len);
    skipped (not pending, running or interrupted). */
 int results_status_finished(const char *st);
 
+/* "canary 0.92x, core clock 1.16x": the canary_ratio and core_ratio of o
+   (the manifest's drift.history, or one of its earlier_off), each where
+   measured ("" when neither), into buf. */
+const char *results_level_ratios(const json_t *o, char *buf, size_t len);
+
 #endif

@@ -4,7 +4,9 @@
  * INTEGER, BIGINT and DOUBLE PRECISION mean the same to both.
  *
  * Versions: 1 had no round estimates and no CI level (its points could not
- * say how sure they were); 2 adds them.  A store of an older version is
+ * say how sure they were); 2 adds them; 3 adds each run's level (the drift
+ * check's canary per link and the core clock), which a later run on the
+ * same machine compares itself with (store_run_levels).  A store of an older version is
  * migrated in the transaction that opens it; old rows keep NULL for what
  * they never recorded until `runner store import` records their run again.
  * A store of a newer version than this runner knows is refused, never
@@ -15,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
-static const char schema_v2[] =
+static const char schema_v3[] =
 	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);\n"
 	"CREATE TABLE IF NOT EXISTS machines (\n"
 	"  fingerprint TEXT PRIMARY KEY, hostname TEXT, facts TEXT NOT NULL);\n"
@@ -25,7 +27,8 @@ static const char schema_v2[] =
 	"  id TEXT PRIMARY KEY, started DOUBLE PRECISION, finished DOUBLE PRECISION,\n"
 	"  fingerprint TEXT, hostname TEXT, kernel TEXT, git_commit TEXT, runner_version TEXT,\n"
 	"  seed TEXT, options TEXT, status TEXT, exit_code INTEGER, run_dir TEXT NOT NULL,\n"
-	"  manifest_sha256 TEXT, recorded DOUBLE PRECISION);\n"
+	"  manifest_sha256 TEXT, recorded DOUBLE PRECISION,\n"
+	"  canary_ns DOUBLE PRECISION, core_hz DOUBLE PRECISION);\n"
 	"CREATE TABLE IF NOT EXISTS experiments (\n"
 	"  name TEXT NOT NULL, spec_sha256 TEXT NOT NULL, PRIMARY KEY (name, spec_sha256));\n"
 	"CREATE TABLE IF NOT EXISTS run_experiments (\n"
@@ -52,8 +55,14 @@ static const char migrate_1_2[] =
 	"  round INTEGER NOT NULL, estimate DOUBLE PRECISION,\n"
 	"  PRIMARY KEY (run_id, experiment, idx, round));\n";
 
+/* version 2 -> 3 */
+static const char migrate_2_3[] =
+	"ALTER TABLE runs ADD COLUMN canary_ns DOUBLE PRECISION;\n"
+	"ALTER TABLE runs ADD COLUMN core_hz DOUBLE PRECISION;\n";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
 	[1] = migrate_1_2,	/* migrations[v]: from v to v + 1 */
+	[2] = migrate_2_3,
 };
 
 /* The version recorded, 0 for a store with no schema yet; -1 with err. */
@@ -99,7 +108,7 @@ static int ensure_in_tx(struct store *s, char *err, size_t errlen)
 	if (v == STORE_SCHEMA_VERSION)
 		return 0;
 	if (v == 0)
-		return store_db_script(s, schema_v2, err, errlen) < 0 ? -1 : set_version(s, err, errlen);
+		return store_db_script(s, schema_v3, err, errlen) < 0 ? -1 : set_version(s, err, errlen);
 	for (; v < STORE_SCHEMA_VERSION; v++)
 		if (!migrations[v] || store_db_script(s, migrations[v], err, errlen) < 0) {
 			if (!migrations[v])

@@ -87,4 +87,23 @@ int store_is_url(const char *where);
 int store_rerun_history(struct store *s, json_t *result, const json_t *machine, const char *run_id,
 			char *err, size_t errlen);
 
+/* One earlier run's level: the drift check's canary per link of its
+   chain (ns) and the core clock's median over the run (Hz), NAN where the
+   run did not measure it. */
+struct store_level {
+	char run_id[256];
+	double started;			/* unix seconds */
+	double canary_ns, core_hz;
+};
+
+/* A run's canary per link (ns) from its manifest's "drift"; NAN when the
+   run has none. */
+double store_canary_ns(json_t *drift);
+
+/* The newest complete runs (at most max, and 10) on the machine's
+   fingerprint other than run_id that recorded a level, newest first,
+   into lv[0..*n).  0, or -1 with err. */
+int store_run_levels(struct store *s, const json_t *machine, const char *run_id,
+		     struct store_level *lv, size_t max, size_t *n, char *err, size_t errlen);
+
 #endif
