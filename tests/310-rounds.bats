@@ -307,13 +307,19 @@ spec() {
 # The canary is scripted, one level per run (its core clock then is not
 # measured): what a host that ran a whole run faster or slower looks like.
 
-@test "a whole run at another speed than this machine's earlier runs is named: manifest, summary line, report" {
-	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
-	# the first two have too few runs before them to compare with
-	for s in 3.0:a1 3.1:a2; do
+# runs_at MS:ID...: one quiet run of $D/lv.yaml per pair, its canary at MS
+runs_at() {
+	local s
+	for s in "$@"; do
 		SYSMETER_CANARY_MS=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" "$D/lv.yaml"
 		[ "$status" -eq 0 ]
 	done
+}
+
+@test "a whole run at another speed than this machine's earlier runs is named: manifest, summary line, report" {
+	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
+	# the first two have too few runs before them to compare with
+	runs_at 3.0:a1 3.1:a2
 	[ "$(json "$OUT/a1/manifest.json" '(d["drift"]["history"]["verdict"], d["drift"]["history"]["runs"])')" = "('too few runs', 0)" ]
 	[ "$(json "$OUT/a2/manifest.json" 'd["drift"]["history"]["verdict"]')" = "too few runs" ]
 	# the third is compared with the median of the three: 3 ms over 1024 links
@@ -336,10 +342,7 @@ spec() {
 
 @test "a first run at another speed, in a fresh store, is named by the third run" {
 	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
-	for s in 4.0:b1 3.0:b2; do
-		SYSMETER_CANARY_MS=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" "$D/lv.yaml"
-		[ "$status" -eq 0 ]
-	done
+	runs_at 4.0:b1 3.0:b2
 	SYSMETER_CANARY_MS=3.05 run "$RUNNER" -o "$OUT" --run-id b3 "$D/lv.yaml"
 	[ "$status" -eq 0 ]
 	[ "$(json "$OUT/b3/manifest.json" '(lambda h: (h["verdict"], [e["run"] for e in h["earlier_off"]], round(h["earlier_off"][0]["canary_ratio"], 2)))(d["drift"]["history"])')" = "('same level', ['b1'], 1.31)" ]
