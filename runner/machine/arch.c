@@ -36,39 +36,33 @@ int machine_arch_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 	return 0;
 }
 
+/* n loops of 100 copies of one two-operand register instruction, each on
+   the result of the last ("INSN %src, %acc"): the chain's length in cycles
+   is 100 n times the instruction's latency. */
+#define DEPENDENT_CHAIN(INSN, COUNT, SRC)                                    \
+	do {                                                                \
+		uint64_t acc_ = 1, k_ = (SRC), n_ = (COUNT);                \
+		__asm__ volatile("1:\n\t"                                    \
+				 ".rept 100\n\t" INSN " %[k], %[acc]\n\t"      \
+				 ".endr\n\t"                                     \
+				 "dec %[n]\n\t"                                  \
+				 "jnz 1b"                                         \
+				 : [acc] "+r"(acc_), [n] "+r"(n_)                 \
+				 : [k] "r"(k_)                                    \
+				 : "cc");                                         \
+	} while (0)
+
 int machine_arch_add_chain(uint64_t n)
 {
-	uint64_t acc = 1, one = 1;
-
-	if (n == 0)
-		return 0;
-	__asm__ volatile("1:\n\t"
-			 ".rept 100\n\t"
-			 "add %[one], %[acc]\n\t"
-			 ".endr\n\t"
-			 "dec %[n]\n\t"
-			 "jnz 1b"
-			 : [acc] "+r"(acc), [n] "+r"(n)
-			 : [one] "r"(one)
-			 : "cc");
+	if (n)
+		DEPENDENT_CHAIN("add", n, 1);
 	return 0;
 }
 
 int machine_arch_mul_chain(uint64_t n)
 {
-	uint64_t acc = 1, three = 3;
-
-	if (n == 0)
-		return 0;
-	__asm__ volatile("1:\n\t"
-			 ".rept 100\n\t"
-			 "imul %[three], %[acc]\n\t"
-			 ".endr\n\t"
-			 "dec %[n]\n\t"
-			 "jnz 1b"
-			 : [acc] "+r"(acc), [n] "+r"(n)
-			 : [three] "r"(three)
-			 : "cc");
+	if (n)
+		DEPENDENT_CHAIN("imul", n, 3);
 	return 0;
 }
 
