@@ -162,6 +162,9 @@ addr_of() {
 	[ "$(json "$OUT/fl/hosts.json" '[(h["name"], h["fleet"]["peer"]["name"]) for h in d["hosts"]]')" = '[["a", "b"], ["b", "a"]]' ]
 	grep -q '^| a | b |$' "$OUT/fl/report.md"
 	grep -q '^| b | a |$' "$OUT/fl/report.md"
+	grep -q '<tr><td>a</td><td>b</td></tr>' "$OUT/fl/report.html"
+	grep -q '^a & b \\\\$' "$OUT/fl/report.tex"
+	[ -s "$OUT/fl/report.pdf" ]
 	# one secret per pair: a's serve and b's client share one, b's serve and
 	# a's client the other; 64 hex digits, mode 0600 on the hosts
 	S="$BATS_TEST_TMPDIR/seen"
