@@ -3,7 +3,8 @@
 # namespaces of this machine, each with its own sshd on its veth address and
 # a key made for the test (tests/fleet-hosts.bash).  The runner there uses
 # the fixture probes (copied with the build) and --quick: nothing real is
-# measured.
+# measured, except by the --pairs test, whose one tcp_rtt point (--quick)
+# crosses a veth pair between two of the hosts.
 
 load helpers
 load fleet-hosts
@@ -278,5 +279,42 @@ no_runner_in() {
 	# the host's runner got SIGTERM from stop.yml and saved what it had
 	wait_until 30 no_runner_in "smfleet-$$-a"
 	[ "$(json "$H/host-a/sysmeter/out/fl-a/manifest.json" 'd["status"]')" = interrupted ]
+	[ ! -e "$OUT/fl" ]
+}
+
+# both_running: a's and b's runs have started (each after every serve was up)
+both_running() {
+	[ -s "$H/host-a/sysmeter/run.pid" ] && [ -s "$H/host-b/sysmeter/run.pid" ] &&
+		runner_in "smfleet-$$-a" && runner_in "smfleet-$$-b"
+}
+
+no_runner_in_both() {
+	! runner_in "smfleet-$$-a" && ! runner_in "smfleet-$$-b"
+}
+
+@test "fleet --ansible --pairs: Ctrl-C stops the hosts' runs and their serves and removes the secrets (exit 130)" {
+	fleet_hosts_up "$H" a b
+	fleet_hosts_link "$H" a b
+	sed -i "s|^a ansible_host=[^ ]*|& sysmeter_peer_address=$LINK_A|" "$H/inventory"
+	ip -n "smfleet-$$-a" route add "$(addr_of b)/32" via "$LINK_B"
+	fleet_sshd_start "$H" a
+	fleet_sshd_start "$H" b
+	hang_spec
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" --pairs \
+		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_until 120 both_running
+	# the serves are up with their secrets while the runs go on
+	[ -s "$H/host-a/sysmeter/serve.token" ] && [ -s "$H/host-b/sysmeter/peer.token" ]
+	[ -s "$H/host-a/sysmeter/serve.pid" ] && [ -s "$H/host-b/sysmeter/serve.pid" ]
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	tail -5 "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted: stopping the hosts' runs" "$BATS_TEST_TMPDIR/err"
+	# stop.yml ended every runner there, the serves too, and took the secrets
+	wait_until 30 no_runner_in_both
+	[ -z "$(ls "$H"/host-*/sysmeter/*.token 2>/dev/null)" ]
 	[ ! -e "$OUT/fl" ]
 }
