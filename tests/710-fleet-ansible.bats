@@ -3,7 +3,8 @@
 # namespaces of this machine, each with its own sshd on its veth address and
 # a key made for the test (tests/fleet-hosts.bash).  The runner there uses
 # the fixture probes (copied with the build) and --quick: nothing real is
-# measured.
+# measured, except by the --pairs test, whose one tcp_rtt point (--quick)
+# crosses a veth pair between two of the hosts.
 
 load helpers
 load fleet-hosts
@@ -21,6 +22,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${CATCHER:-}" ] || kill "$CATCHER" 2>/dev/null || :
 	fleet_hosts_down "$H"
 }
 
@@ -76,6 +78,133 @@ teardown() {
 	[ ! -e "$OUT/fl" ]
 }
 
+@test "fleet --ansible: a runner installed on a host (sysmeter_installed_runner) is run when it is this version, and refused by name with both versions when not" {
+	fleet_hosts_up "$H" a b
+	fleet_sshd_start "$H" a
+	fleet_sshd_start "$H" b
+	# a has this very runner installed elsewhere; b a runner of another version
+	mkdir -p "$H/host-a/installed" "$H/host-b/installed"
+	cp "$RUNNER" "$H/host-a/installed/runner"
+	printf '#!/bin/sh\necho "runner (sysmeter) 0.0.1-other"\n' > "$H/host-b/installed/runner"
+	chmod 755 "$H/host-b/installed/runner"
+	sed -i -e "s|^a ansible_host=[^ ]*|& sysmeter_installed_runner=$H/host-a/installed/runner|" \
+		-e "s|^b ansible_host=[^ ]*|& sysmeter_installed_runner=$H/host-b/installed/runner|" "$H/inventory"
+	want=$("$RUNNER" --version | head -1)
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" run "$RUNNER" fleet --ansible "$H/inventory" \
+		-o "$OUT" --run-id fl --quick --seed 7 --time-limit 120 "$SPECS/fixed.yaml"
+	echo "$output" | tail -20
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"runner: fleet: b: missing: refuse another version: runner version on b ($H/host-b/installed/runner) is 'runner (sysmeter) 0.0.1-other', expected '$want'"* ]]
+	# b ran nothing; a ran its installed runner, and its run is merged
+	[ ! -e "$H/host-b/sysmeter/out" ]
+	[ "$(json "$OUT/fl/hosts/a/manifest.json" 'd["command_line"][0]')" = "$H/host-a/installed/runner" ]
+	[ "$(json "$OUT/fl/manifest.json" '[r["name"] for r in d["hosts"]["runs"]]')" = '["a"]' ]
+	[ "$(json "$OUT/fl/hosts.json" '[h["reason"] for h in d["hosts"] if h["name"] == "b"][0]')" = \
+		"refuse another version: runner version on b ($H/host-b/installed/runner) is 'runner (sysmeter) 0.0.1-other', expected '$want'" ]
+	grep -q '^| b | refuse another version: runner version on b ' "$OUT/fl/report.md"
+}
+
+# catch_tokens DIR: copy every pair secret that appears on the hosts into
+# DIR (once each, with its mode), until killed: the test then looks for
+# their values where they must never be
+catch_tokens() {
+	local f to
+	mkdir -p "$1"
+	while :; do
+		for f in "$H"/host-*/sysmeter/serve.token "$H"/host-*/sysmeter/peer.token; do
+			[ -s "$f" ] || continue
+			to="$1/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+			[ -e "$to" ] && continue
+			stat -c %a "$f" > "$to.mode" && cp "$f" "$to"
+		done
+		sleep 0.05
+	done
+}
+
+# addr_of HOST: the host's ansible_host in the test inventory
+addr_of() {
+	sed -n "s/^$1 ansible_host=\([^ ]*\).*/\1/p" "$H/inventory"
+}
+
+@test "fleet --ansible --pairs: each host measures against the other's runner serve, one fresh secret per pair, never in a result or the output" {
+	fleet_hosts_up "$H" a b
+	fleet_hosts_link "$H" a b
+	# a's peer reaches it on the direct link (sysmeter_peer_address); b is
+	# reached at its ansible_host, which a reaches through that link
+	sed -i "s|^a ansible_host=[^ ]*|& sysmeter_peer_address=$LINK_A|" "$H/inventory"
+	ip -n "smfleet-$$-a" route add "$(addr_of b)/32" via "$LINK_B"
+	fleet_sshd_start "$H" a
+	fleet_sshd_start "$H" b
+	cp tests/fixtures/specs/net/rtt.yaml "$SPECS/"
+	catch_tokens "$BATS_TEST_TMPDIR/seen" 3>&- &
+	CATCHER=$!
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/probes" run "$RUNNER" fleet --ansible "$H/inventory" --pairs \
+		-o "$OUT" --run-id fl --quick --seed 7 --time-limit 120 --set rtt.params.target=remote \
+		"$SPECS/rtt.yaml"
+	kill "$CATCHER"
+	wait "$CATCHER" || :
+	CATCHER=
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"runner: fleet: a: network peer b (runner serve at $(addr_of b):"* ]]
+	[[ "$output" == *"runner: fleet: b: network peer a (runner serve at $LINK_A:"* ]]
+	# each run measured its remote points against the other host's serve,
+	# and recorded that machine
+	[ "$(json "$OUT/fl/hosts/a/manifest.json" 'd["peer"]["address"].rsplit(":", 1)[0]')" = "$(addr_of b)" ]
+	[ "$(json "$OUT/fl/hosts/b/manifest.json" 'd["peer"]["address"].rsplit(":", 1)[0]')" = "$LINK_A" ]
+	for h in a b; do
+		[ "$(json "$OUT/fl/hosts/$h/manifest.json" 'd["peer"]["machine"]["hostname"] == d["machine"]["hostname"] and d["peer"]["why_not"] is None')" = true ]
+		[ "$(json "$OUT/fl/hosts/$h/results/rtt.json" '[(p["params"]["target"], p["status"]) for p in d["points"]]')" = '[["remote", "ok"]]' ]
+	done
+	# the serves saw those sessions come from the other host
+	grep -q "session [0-9]* from $LINK_B:[0-9]*: ECHO" "$H/host-a/sysmeter/serve.log"
+	grep -q "session [0-9]* from $LINK_A:[0-9]*: ECHO" "$H/host-b/sysmeter/serve.log"
+	# the fleet's record and the report name each host's peer
+	[ "$(json "$OUT/fl/hosts.json" '[(h["name"], h["fleet"]["peer"]["name"]) for h in d["hosts"]]')" = '[["a", "b"], ["b", "a"]]' ]
+	grep -q '^| a | b |$' "$OUT/fl/report.md"
+	grep -q '^| b | a |$' "$OUT/fl/report.md"
+	grep -q '<tr><td>a</td><td>b</td></tr>' "$OUT/fl/report.html"
+	grep -q '^a & b \\\\$' "$OUT/fl/report.tex"
+	[ -s "$OUT/fl/report.pdf" ]
+	# one secret per pair: a's serve and b's client share one, b's serve and
+	# a's client the other; 64 hex digits, mode 0600 on the hosts
+	S="$BATS_TEST_TMPDIR/seen"
+	ls -l "$S"
+	cmp "$S/host-a-serve.token" "$S/host-b-peer.token"
+	cmp "$S/host-b-serve.token" "$S/host-a-peer.token"
+	! cmp -s "$S/host-a-serve.token" "$S/host-b-serve.token" || false
+	for t in "$S"/host-*.token; do
+		grep -Eqx '[0-9a-f]{64}' "$t"
+		[ "$(cat "$t.mode")" = 600 ]
+	done
+	# never in the results, the report, the hosts' folders or the output
+	ta=$(cat "$S/host-a-serve.token") tb=$(cat "$S/host-b-serve.token")
+	! grep -rqF -e "$ta" -e "$tb" "$OUT" "$H/host-a" "$H/host-b" || false
+	[[ "$output" != *"$ta"* && "$output" != *"$tb"* ]]
+	# and gone from the hosts; no serve left running
+	[ -z "$(ls "$H"/host-*/sysmeter/*.token 2>/dev/null)" ]
+	! runner_in "smfleet-$$-a" || false
+	! runner_in "smfleet-$$-b" || false
+}
+
+@test "fleet --ansible --pairs: a host whose peer is unreachable runs without one, says why, and its remote points are skipped" {
+	fleet_hosts_up "$H" a b
+	fleet_sshd_start "$H" a
+	# b has no sshd: a is the only host that gets as far as the run
+	cp tests/fixtures/specs/net/rtt.yaml "$SPECS/"
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/probes" run "$RUNNER" fleet --ansible "$H/inventory" --pairs \
+		-o "$OUT" --run-id fl --quick --seed 7 --time-limit 120 --set rtt.params.target=remote \
+		"$SPECS/rtt.yaml"
+	echo "$output" | tail -20
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"runner: fleet: b: missing: unreachable:"* ]]
+	[[ "$output" == *"runner: fleet: a: no network peer (its remote points are skipped): no other host of the fleet got as far as the run"* ]]
+	[ "$(json "$OUT/fl/hosts/a/results/rtt.json" '[p["status"] for p in d["points"]]')" = '["skipped"]' ]
+	[ "$(json "$OUT/fl/hosts.json" '[h["fleet"]["peer"]["name"] for h in d["hosts"] if h["name"] == "a"]')" = '[null]' ]
+	grep -q '^| a | none (no other host of the fleet got as far as the run' "$OUT/fl/report.md"
+	[ -z "$(ls "$H"/host-a/sysmeter/*.token 2>/dev/null)" ]
+}
+
 @test "fleet: bad usage is exit 2 before anything runs" {
 	run "$RUNNER" fleet "$SPECS/fixed.yaml"
 	[ "$status" -eq 2 ]
@@ -87,6 +216,15 @@ teardown() {
 	[[ "$output" == *"--shared-dir"* ]]
 	run "$RUNNER" fleet --ansible /dev/null --time-limit 0 "$SPECS/fixed.yaml"
 	[ "$status" -eq 2 ]
+	# --pairs: Ansible only, and two hosts or more
+	run "$RUNNER" fleet --slurm --pairs --shared-dir "$BATS_TEST_TMPDIR" "$SPECS/fixed.yaml"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--pairs goes with --ansible"* ]]
+	printf 'solo ansible_host=127.0.0.1\n' > "$BATS_TEST_TMPDIR/solo"
+	run "$RUNNER" fleet --ansible "$BATS_TEST_TMPDIR/solo" --pairs -o "$OUT" "$SPECS/fixed.yaml"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--pairs needs two or more"* ]]
+	[ ! -e "$OUT" ] || [ -z "$(ls -A "$OUT" | grep '^\.fleet-')" ]
 	# a host name that cannot be a folder name is refused before any host is touched
 	printf 'bad$(touch %s/pwned) ansible_host=127.0.0.1\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/inv"
 	run "$RUNNER" fleet --ansible "$BATS_TEST_TMPDIR/inv" -o "$OUT" "$SPECS/fixed.yaml"
@@ -141,5 +279,42 @@ no_runner_in() {
 	# the host's runner got SIGTERM from stop.yml and saved what it had
 	wait_until 30 no_runner_in "smfleet-$$-a"
 	[ "$(json "$H/host-a/sysmeter/out/fl-a/manifest.json" 'd["status"]')" = interrupted ]
+	[ ! -e "$OUT/fl" ]
+}
+
+# both_running: a's and b's runs have started (each after every serve was up)
+both_running() {
+	[ -s "$H/host-a/sysmeter/run.pid" ] && [ -s "$H/host-b/sysmeter/run.pid" ] &&
+		runner_in "smfleet-$$-a" && runner_in "smfleet-$$-b"
+}
+
+no_runner_in_both() {
+	! runner_in "smfleet-$$-a" && ! runner_in "smfleet-$$-b"
+}
+
+@test "fleet --ansible --pairs: Ctrl-C stops the hosts' runs and their serves and removes the secrets (exit 130)" {
+	fleet_hosts_up "$H" a b
+	fleet_hosts_link "$H" a b
+	sed -i "s|^a ansible_host=[^ ]*|& sysmeter_peer_address=$LINK_A|" "$H/inventory"
+	ip -n "smfleet-$$-a" route add "$(addr_of b)/32" via "$LINK_B"
+	fleet_sshd_start "$H" a
+	fleet_sshd_start "$H" b
+	hang_spec
+	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" --pairs \
+		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_until 120 both_running
+	# the serves are up with their secrets while the runs go on
+	[ -s "$H/host-a/sysmeter/serve.token" ] && [ -s "$H/host-b/sysmeter/peer.token" ]
+	[ -s "$H/host-a/sysmeter/serve.pid" ] && [ -s "$H/host-b/sysmeter/serve.pid" ]
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	tail -5 "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted: stopping the hosts' runs" "$BATS_TEST_TMPDIR/err"
+	# stop.yml ended every runner there, the serves too, and took the secrets
+	wait_until 30 no_runner_in_both
+	[ -z "$(ls "$H"/host-*/sysmeter/*.token 2>/dev/null)" ]
 	[ ! -e "$OUT/fl" ]
 }

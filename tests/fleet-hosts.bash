@@ -8,6 +8,7 @@
 #
 #   fleet_hosts_up DIR a b c      namespaces, veths, keys, inventory DIR/inventory
 #   fleet_sshd_start DIR a        sshd in a's namespace (-D, in the background)
+#   fleet_hosts_link DIR a b      a veth pair straight between a and b
 #   fleet_hosts_down DIR
 
 fleet_skip_unless_possible() {
@@ -70,6 +71,24 @@ CONF
 		echo "ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=5 -o ControlMaster=no'"
 		echo "ansible_python_interpreter=/usr/bin/python3"
 	} > "$dir/inventory"
+}
+
+# fleet_hosts_link DIR a b: a veth pair straight between a's and b's
+# namespaces, 10.252.X.1/30 in a and .2 in b: a data network of their own
+# that this (the controller's) namespace is not on, as two lab machines
+# may share a switch.  LINK_A and LINK_B are set to the two addresses.  It
+# goes with the namespaces (fleet_hosts_down).
+fleet_hosts_link() {
+	local a="smfleet-$$-$2" b="smfleet-$$-$3" x=$(( $$ % 250 ))
+	LINK_A="10.252.$x.1" LINK_B="10.252.$x.2"
+	echo "- smfl$$a" >> "$1/names"	# removed from here if it never moved
+	ip link add "smfl$$a" type veth peer name "smfl$$b"
+	ip link set "smfl$$a" netns "$a"
+	ip link set "smfl$$b" netns "$b"
+	ip -n "$a" addr add "$LINK_A/30" dev "smfl$$a"
+	ip -n "$b" addr add "$LINK_B/30" dev "smfl$$b"
+	ip -n "$a" link set "smfl$$a" up
+	ip -n "$b" link set "smfl$$b" up
 }
 
 fleet_sshd_start() {

@@ -357,6 +357,7 @@ static const struct cli_option fleet_options[] = {
 	CLI_TEXT("partition", 0, partition, "P", "--slurm: the partition"),
 	CLI_TEXT("shared-dir", 0, shared_dir, "DIR", "--slurm: where the nodes write their runs (shared storage)"),
 	CLI_CALL("time-limit", 0, fleet_opt_time_limit, "S", "each host's run ends after S seconds (default 3600)"),
+	CLI_FLAG("pairs", 0, pairs, "--ansible: network experiments against another host of the fleet (runner serve there)"),
 	OPT_OUT, OPT_RUN_ID, OPT_PROBE_DIR, OPT_TEMPLATES, OPT_SET, OPT_FILTER, OPT_QUICK, OPT_SEED,
 	OPT_TITLE, OPT_AUTHOR, OPT_COURSE, OPT_NO_REPORT, OPT_STORE, OPT_NO_STORE, OPT_QUIET,
 	OPT_VERBOSE, CLI_END,

@@ -135,7 +135,8 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 			 const char *fleet_id)
 {
 	char playbook[PATH_MAX], stop[PATH_MAX], vars_path[PATH_MAX], build[PATH_MAX],
-	     err[1024], exe[PATH_MAX], sha[65], limit[32], *version = NULL;
+	     err[1024], exe[PATH_MAX], sha[65], limit[32], forks[32], tokens[PATH_MAX] = "",
+	     *version = NULL;
 	json_t *names = NULL, *argv = json_array(), *vars = NULL, *hosts = json_array(),
 	       *runs = json_array();
 	int rc = EXIT_INTERNAL, how, prc;
@@ -148,6 +149,13 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 		goto out;
 	}
 	if (!(names = inventory_hosts(stage, o->ansible))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o->pairs && json_array_size(names) < 2) {
+		fprintf(stderr, "runner: fleet: --pairs: %s has %zu host; each host's network peer is "
+			"another host of the fleet, so --pairs needs two or more\n", o->ansible,
+			json_array_size(names));
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -174,9 +182,16 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 	}
 	if (asprintf(&version, "runner (sysmeter) %s", SYSMETER_VERSION) < 0)
 		goto out;
-	vars = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:I}", "fleet_id", fleet_id, "fleet_stage", stage,
-			 "fleet_build", build, "fleet_runner_sha256", sha, "fleet_version", version,
-			 "fleet_argv", argv, "fleet_time_limit", (json_int_t)o->time_limit);
+	if (o->pairs && fleet_pairs_tokens(stage, names, tokens, sizeof tokens, err, sizeof err) < 0) {
+		fprintf(stderr, "runner: fleet: --pairs: %s\n", err);
+		goto out;
+	}
+	/* the tokens' folder, never a token: the variables are Ansible's to show */
+	vars = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:I,s:b,s:s}", "fleet_id", fleet_id,
+			 "fleet_stage", stage, "fleet_build", build, "fleet_runner_sha256", sha,
+			 "fleet_version", version, "fleet_argv", argv,
+			 "fleet_time_limit", (json_int_t)o->time_limit, "fleet_pairs", o->pairs,
+			 "fleet_tokens", tokens);
 	snprintf(vars_path, sizeof vars_path, "%s/vars.json", stage);
 	if (!vars || results_write_json(vars_path, vars, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: fleet: %s\n", vars ? err : "out of memory");
@@ -184,9 +199,13 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 	}
 	{
 		char at_vars[PATH_MAX + 2];
-		char *pargv[] = {"ansible-playbook", "-i", (char *)o->ansible, "-e", at_vars, playbook, NULL};
+		/* one fork per host: every host's run (and, with --pairs, every
+		   serve) at once, as the time limits assume */
+		char *pargv[] = {"ansible-playbook", "-i", (char *)o->ansible, "-f", forks, "-e", at_vars,
+				 playbook, NULL};
 
 		snprintf(at_vars, sizeof at_vars, "@%s", vars_path);
+		snprintf(forks, sizeof forks, "%zu", json_array_size(names));
 		snprintf(limit, sizeof limit, "%.0f", o->time_limit);
 		if (!o->quiet)
 			fprintf(stderr, "runner: fleet: %zu hosts, run %s, seed %llu, time limit %s s\n",
@@ -200,7 +219,8 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 			goto out;
 		}
 		if (how == SUPERVISE_END_INTERRUPT || how == SUPERVISE_END_TIMEOUT) {
-			char *sargv[] = {"ansible-playbook", "-i", (char *)o->ansible, "-e", at_vars, stop, NULL};
+			char *sargv[] = {"ansible-playbook", "-i", (char *)o->ansible, "-f", forks, "-e",
+					 at_vars, stop, NULL};
 			int was = fleet_interrupted();
 
 			fprintf(stderr, "runner: fleet: %s: stopping the hosts' runs\n",
@@ -210,10 +230,21 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 			fleet_set_interrupted(was || how == SUPERVISE_END_INTERRUPT);
 		}
 	}
+	if (tokens[0])		/* the hosts' copies went with their runs (or stop.yml) */
+		fleet_rm_tree(tokens);
 	fleet_collect(stage, names, fleet_id, fleet_interrupted() ? "interrupted before this host finished" :
 		      "no outcome from ansible-playbook for this host (see its output above)", hosts, runs);
+	{
+		json_t *x;
+		size_t i;
+
+		json_array_foreach(hosts, i, x)
+			fleet_pairs_say(jsonutil_str(x, "name"), json_object_get(x, "peer"), o->quiet);
+	}
 	rc = fleet_finish(stage, fleet_id, hosts, runs, o);
 out:
+	if (tokens[0])
+		fleet_rm_tree(tokens);
 	free(version);
 	json_decref(names);
 	json_decref(argv);
@@ -236,6 +267,12 @@ int fleet_main(char **specs, size_t n, struct cli_opts *o)
 	if (o->ansible && (o->slurm_nodes || o->slurm_nodelist || o->partition || o->shared_dir)) {
 		fprintf(stderr, "runner: fleet: --nodes, --nodelist, --partition and --shared-dir go "
 			"with --slurm\n");
+		return EXIT_USAGE;
+	}
+	if (o->slurm && o->pairs) {
+		fprintf(stderr, "runner: fleet: --pairs goes with --ansible: Slurm starts the tasks of a "
+			"job when it sees fit, so a node's peer may not be running while it measures; run "
+			"the network specs in one job of your own (docs/fleet.md, \"Network experiments\")\n");
 		return EXIT_USAGE;
 	}
 	if (o->slurm && !o->shared_dir) {

@@ -320,6 +320,12 @@ int fleet_collect(const char *stage, json_t *names, const char *fleet_id, const 
 		}
 		entry = json_pack("{s:s,s:s,s:s,s:I}", "name", name, "status", "ok", "run", run,
 				  "exit_code", json_integer_value(json_object_get(st, "exit_code")));
+		{
+			json_t *peer = fleet_pairs_peer(st);	/* --pairs: its name, never its token */
+
+			if (peer)
+				jsonutil_set(entry, "peer", peer);
+		}
 		if (json_is_object(json_object_get(st, "fingerprint")))
 			jsonutil_set(entry, "fingerprint", json_incref(json_object_get(st, "fingerprint")));
 		if (json_is_object(json_object_get(st, "clock"))) {

@@ -35,6 +35,16 @@ int fleet_collect(const char *stage, json_t *names, const char *fleet_id, const 
    the fleet's exit code. */
 int fleet_finish(const char *stage, const char *fleet_id, json_t *hosts, json_t *runs,
 		 struct cli_opts *o);
+/* --pairs (fleet_pairs.c): stage/tokens/HOST, a fresh secret (mode 0600)
+   for every host, the pair whose runner serve runs there; 0 and the folder
+   in dir, or -1 (err; nothing left). */
+int fleet_pairs_tokens(const char *stage, json_t *names, char *dir, size_t dirlen, char *err,
+		       size_t errlen);
+/* A host's peer as its status file tells it, checked: a new {name,
+   address, why_not}, or NULL when it has none (no --pairs). */
+json_t *fleet_pairs_peer(json_t *status);
+/* "HOST: network peer NAME (...)", or why it had none (also when quiet). */
+void fleet_pairs_say(const char *host, json_t *peer, int quiet);
 /* --slurm (fleet_slurm.c). */
 int fleet_slurm(char **specs, size_t n, struct cli_opts *o, const char *stage, const char *fleet_id);
 

@@ -36,6 +36,7 @@ struct cli_opts {
 	const char *hosts_file;		/* merge --hosts-file FILE (sysmeter.hosts/1) */
 	const char *ansible, *slurm_nodelist, *partition, *shared_dir;	/* fleet */
 	int slurm, slurm_nodes;		/* fleet --slurm, --nodes N */
+	int pairs;			/* fleet --pairs: each host's network peer is another host */
 	double time_limit;		/* fleet --time-limit S (per host) */
 	const char *store;		/* --store PATH|URL; NULL: DIR/sysmeter.db */
 	int no_store;			/* --no-store */

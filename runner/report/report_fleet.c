@@ -362,10 +362,27 @@ static json_t *host_view(const struct fhost *h)
 	return v;
 }
 
+/* With `fleet --pairs`: which host answered as this host's network peer
+   (its name only), or why none did.  NULL when the host had no peer asked. */
+static json_t *peer_view(const struct fhost *h)
+{
+	json_t *p = json_object_get(json_object_get(h->entry, "fleet"), "peer");
+	const char *name = jsonutil_str(p, "name"), *addr = jsonutil_str(p, "address");
+	const char *why = jsonutil_str(p, "why_not");
+
+	char none[600];
+
+	if (!json_is_object(p))
+		return NULL;
+	snprintf(none, sizeof none, "none (%s): its remote points were skipped", why ? why : "n/a");
+	return json_pack("{s:o,s:o}", "name", report_view_str(h->name), "peer",
+		report_view_line(name && addr ? name : none));
+}
+
 json_t *report_fleet_view(struct report_model *rm, json_t *man)
 {
 	json_t *fleet = json_object_get(man, "hosts"), *runs = json_object_get(fleet, "runs");
-	json_t *v, *exps, *hosts, *missing, *names, *x, *e;
+	json_t *v, *exps, *hosts, *missing, *names, *x, *e, *peers, *pv;
 	struct fhost *h;
 	size_t n = 0, i, k;
 
@@ -377,12 +394,15 @@ json_t *report_fleet_view(struct report_model *rm, json_t *man)
 	v = json_object();
 	exps = json_array();
 	hosts = json_array();
+	peers = json_array();
 	if (!h || load_hosts(rm, runs, h, &n) < 0)
 		goto fail;
 	for (k = 0; k < n; k++) {
 		const char *name;
 
 		jsonutil_append(hosts, host_view(&h[k]));
+		if ((pv = peer_view(&h[k])))
+			jsonutil_append(peers, pv);
 		json_array_foreach(json_object_get(h[k].m, "experiments"), i, e)
 			if ((name = jsonutil_str(e, "name")) && json_object_get(h[k].by_name, name) &&
 			    !in_list(names, name))
@@ -405,6 +425,8 @@ json_t *report_fleet_view(struct report_model *rm, json_t *man)
 	report_view_put(v, "has_missing", json_boolean(json_array_size(missing) > 0));
 	report_view_put(v, "missing", missing);
 	report_view_put(v, "experiments", exps);
+	report_view_put(v, "has_peers", json_boolean(json_array_size(peers) > 0));
+	report_view_put(v, "peers", peers);
 	for (k = 0; k < n; k++) {
 		json_decref(h[k].m);
 		json_decref(h[k].by_name);
@@ -421,6 +443,7 @@ fail:
 	json_decref(names);
 	json_decref(missing);
 	json_decref(hosts);
+	json_decref(peers);
 	json_decref(exps);
 	json_decref(v);
 	return NULL;

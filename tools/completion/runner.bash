@@ -203,7 +203,7 @@ _runner() {
 		history) opts="--where --host --since --store -o --out --chart --fail-on --html -v --verbose -h --help" ;;
 		store) opts="--store -o --out -q --quiet -h --help" ;;
 		merge) opts="-o --out --run-id --templates --title --author --course --no-report --hosts --hosts-file --store -q --quiet -v --verbose -h --help" ;;
-		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
+		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit --pairs -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
