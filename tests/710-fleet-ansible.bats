@@ -126,15 +126,20 @@ addr_of() {
 	sed -n "s/^$1 ansible_host=\([^ ]*\).*/\1/p" "$H/inventory"
 }
 
-@test "fleet --ansible --pairs: each host measures against the other's runner serve, one fresh secret per pair, never in a result or the output" {
+# pair_hosts_up: hosts a and b, each with its sshd, joined by a link of
+# their own: a's peer reaches it on that link (sysmeter_peer_address); b is
+# reached at its ansible_host, which a reaches through the link
+pair_hosts_up() {
 	fleet_hosts_up "$H" a b
 	fleet_hosts_link "$H" a b
-	# a's peer reaches it on the direct link (sysmeter_peer_address); b is
-	# reached at its ansible_host, which a reaches through that link
 	sed -i "s|^a ansible_host=[^ ]*|& sysmeter_peer_address=$LINK_A|" "$H/inventory"
 	ip -n "smfleet-$$-a" route add "$(addr_of b)/32" via "$LINK_B"
 	fleet_sshd_start "$H" a
 	fleet_sshd_start "$H" b
+}
+
+@test "fleet --ansible --pairs: each host measures against the other's runner serve, one fresh secret per pair, never in a result or the output" {
+	pair_hosts_up
 	cp tests/fixtures/specs/net/rtt.yaml "$SPECS/"
 	catch_tokens "$BATS_TEST_TMPDIR/seen" 3>&- &
 	CATCHER=$!
@@ -293,12 +298,7 @@ no_runner_in_both() {
 }
 
 @test "fleet --ansible --pairs: Ctrl-C stops the hosts' runs and their serves and removes the secrets (exit 130)" {
-	fleet_hosts_up "$H" a b
-	fleet_hosts_link "$H" a b
-	sed -i "s|^a ansible_host=[^ ]*|& sysmeter_peer_address=$LINK_A|" "$H/inventory"
-	ip -n "smfleet-$$-a" route add "$(addr_of b)/32" via "$LINK_B"
-	fleet_sshd_start "$H" a
-	fleet_sshd_start "$H" b
+	pair_hosts_up
 	hang_spec
 	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" --pairs \
 		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
