@@ -26,6 +26,7 @@
 #include "cli/options.h"
 #include "lib/exitcode.h"
 #include "cli/merge.h"
+#include "cli/merge_folder.h"
 #include "cli/rerun.h"
 #include "lib/version.h"
 #include "report/report.h"
@@ -334,12 +335,6 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	return m;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
 /* The chosen results and specs, results.csv and the manifest into dir. */
 static int write_folder(const char *dir, const struct pick *p, size_t np, json_t *m, char *err,
 			size_t errlen)
@@ -387,47 +382,20 @@ static int build(const char *out_dir, const char *run_id, const struct pick *p, 
 		 json_t *m, const struct cli_opts *o)
 {
 	char tmp[4096], final[4200], err[8600];
-	int rc = EXIT_INTERNAL;
+	int rc = merge_folder_begin(out_dir, run_id, tmp, sizeof tmp, final, sizeof final);
 
-	snprintf(final, sizeof final, "%s/%s", out_dir, run_id);
-	if (access(final, F_OK) == 0) {
-		fprintf(stderr, "runner: merge: %s: run folder already exists\n", final);
-		return EXIT_USAGE;
-	}
-	if (results_mkdirs(out_dir, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: %s\n", err);
-		return EXIT_INTERNAL;
-	}
-	snprintf(tmp, sizeof tmp, "%s/.merge-XXXXXX", out_dir);
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "runner: merge: %s: %s\n", tmp, strerror(errno));
-		return EXIT_INTERNAL;
-	}
-	chmod(tmp, 0755);
+	if (rc != EXIT_OK)
+		return rc;
 	if (write_folder(tmp, p, np, m, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: merge: %s\n", err);
-		goto out;
-	}
-	if (!o->no_report &&
-	    report_render(tmp, o->templates ? o->templates : report_default_templates(), REPORT_ALL,
-			  o->verbose, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: report: %s\n", err);
-		goto out;
-	}
-	if (rename(tmp, final) < 0) {
-		fprintf(stderr, "runner: merge: %s: %s\n", final, strerror(errno));
-		goto out;
-	}
-	if (results_link_latest(out_dir, run_id, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: %s\n", err);
+		merge_folder_discard(tmp);
 		return EXIT_INTERNAL;
 	}
+	if ((rc = merge_folder_finish(tmp, final, out_dir, run_id, o)) != EXIT_OK)
+		return rc;
 	printf("%s\n", final);
 	fflush(stdout);
 	return EXIT_OK;
-out:
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return rc;
 }
 
 int merge_main(char **runs, size_t n, const struct cli_opts *o)

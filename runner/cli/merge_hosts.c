@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/merge_folder.h"
 #include "cli/merge_hosts.h"
 #include "cli/options.h"
 #include "cli/store_cmd.h"
@@ -386,12 +387,6 @@ static json_t *hosts_manifest(const char *id, const struct cli_opts *o, const st
 	return m;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
 static int build(const char *out_dir, const char *id, const struct hosts *hs, json_t *m,
 		 json_t *list, const struct cli_opts *o)
 {
@@ -399,21 +394,9 @@ static int build(const char *out_dir, const char *id, const struct hosts *hs, js
 	int rc = EXIT_INTERNAL;
 	json_t *hj;
 
-	snprintf(final, sizeof final, "%s/%s", out_dir, id);
-	if (access(final, F_OK) == 0) {
-		fprintf(stderr, "runner: merge: %s: run folder already exists\n", final);
-		return EXIT_USAGE;
-	}
-	if (results_mkdirs(out_dir, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: %s\n", err);
-		return EXIT_INTERNAL;
-	}
-	snprintf(tmp, sizeof tmp, "%s/.merge-XXXXXX", out_dir);
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "runner: merge: %s: %s\n", tmp, strerror(errno));
-		return EXIT_INTERNAL;
-	}
-	chmod(tmp, 0755);
+	if ((rc = merge_folder_begin(out_dir, id, tmp, sizeof tmp, final, sizeof final)) != EXIT_OK)
+		return rc;
+	rc = EXIT_INTERNAL;
 	snprintf(path, sizeof path, "%s/hosts", tmp);
 	if (mkdir(path, 0755) < 0) {
 		fprintf(stderr, "runner: merge: %s: %s\n", path, strerror(errno));
@@ -439,21 +422,8 @@ static int build(const char *out_dir, const char *id, const struct hosts *hs, js
 		fprintf(stderr, "runner: merge: %s\n", err);
 		goto out;
 	}
-	if (!o->no_report &&
-	    report_render(tmp, o->templates ? o->templates : report_default_templates(), REPORT_ALL,
-			  o->verbose, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: report: %s\n", err);
-		goto out;
-	}
-	if (rename(tmp, final) < 0) {
-		fprintf(stderr, "runner: merge: %s: %s\n", final, strerror(errno));
-		goto out;
-	}
-	if (results_link_latest(out_dir, id, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: merge: %s\n", err);
-		return EXIT_INTERNAL;
-	}
-	rc = EXIT_OK;
+	if ((rc = merge_folder_finish(tmp, final, out_dir, id, o)) != EXIT_OK)
+		return rc;
 	/* every host's run into the results store, when one is named (the
 	   fleet names the default one unless --no-store) */
 	if (o->store && !o->no_store) {
@@ -477,7 +447,7 @@ static int build(const char *out_dir, const char *id, const struct hosts *hs, js
 	fflush(stdout);
 	return rc;
 out:
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	merge_folder_discard(tmp);
 	return rc;
 }
 
