@@ -265,14 +265,12 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 			       size_t ns, const struct pick *p, size_t np, const struct src *newest,
 			       json_t *changes)
 {
-	json_t *m = json_object(), *argv = json_array(), *runs = json_array(), *exps = json_array();
-	char now[64], cwd[4096] = "", *commit = version_git_commit();
+	json_t *m = json_object(), *runs = json_array(), *exps = json_array();
+	char now[64];
 	const char *first = NULL, *last = NULL;
 	int quick = 0, all_done = 1, any_bad = 0;
 	json_t *fm = json_deep_copy(json_object_get(newest->m, "report"));
 
-	for (int i = 0; i < o->argc; i++)
-		jsonutil_append(argv, jsonutil_text(o->argv[i]));
 	for (size_t i = 0; i < ns; i++) {
 		json_t *taken = json_array();
 		const char *st = str_at(srcs[i].m, "started");
@@ -306,16 +304,7 @@ static json_t *merged_manifest(const char *run_id, const struct cli_opts *o, str
 	if (!json_is_object(fm))
 		fm = json_pack("{s:n,s:n,s:n}", "title", "author", "course");
 	cli_front_matter(fm, o);
-	results_iso_now(now, sizeof now);
-	if (!getcwd(cwd, sizeof cwd))
-		cwd[0] = 0;
-	jsonutil_set(m, "schema", jsonutil_text("sysmeter.manifest/1"));
-	jsonutil_set(m, "run_id", jsonutil_text(run_id));
-	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
-		"git_commit", commit ? jsonutil_text(commit) : json_null()));
-	free(commit);
-	jsonutil_set(m, "command_line", argv);
-	jsonutil_set(m, "cwd", jsonutil_text(cwd));
+	merge_folder_manifest_head(m, run_id, o, now, sizeof now);
 	jsonutil_set(m, "seed", json_null());	/* each source has its own */
 	jsonutil_set(m, "seed_text", json_null());
 	jsonutil_set(m, "options", json_pack("{s:b,s:[],s:[],s:n,s:n,s:n}", "quick", quick,

@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/merge_folder.h"
 #include "lib/exitcode.h"
+#include "lib/jsonutil.h"
+#include "lib/version.h"
 #include "report/report.h"
 #include "results/results.h"
 
@@ -69,4 +72,24 @@ int merge_folder_finish(const char *tmp, const char *final, const char *out_dir,
 		return EXIT_INTERNAL;
 	}
 	return EXIT_OK;
+}
+
+void merge_folder_manifest_head(json_t *m, const char *id, const struct cli_opts *o, char *now,
+				size_t nowlen)
+{
+	json_t *argv = json_array();
+	char cwd[4096] = "", *commit = version_git_commit();
+
+	for (int i = 0; i < o->argc; i++)
+		jsonutil_append(argv, jsonutil_text(o->argv[i]));
+	results_iso_now(now, nowlen);
+	if (!getcwd(cwd, sizeof cwd))
+		cwd[0] = 0;
+	jsonutil_set(m, "schema", jsonutil_text("sysmeter.manifest/1"));
+	jsonutil_set(m, "run_id", jsonutil_text(id));
+	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
+		"git_commit", commit ? jsonutil_text(commit) : json_null()));
+	free(commit);
+	jsonutil_set(m, "command_line", argv);
+	jsonutil_set(m, "cwd", jsonutil_text(cwd));
 }

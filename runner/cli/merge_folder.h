@@ -6,6 +6,7 @@
 #define SYSMETER_MERGE_FOLDER_H
 
 #include <stddef.h>
+#include <jansson.h>
 #include "cli/options.h"
 
 /* final = out_dir/id, which must not exist (EXIT_USAGE); tmp = a fresh
@@ -19,6 +20,12 @@ int merge_folder_begin(const char *out_dir, const char *id, char *tmp, size_t tm
    removed when it was not renamed. */
 int merge_folder_finish(const char *tmp, const char *final, const char *out_dir, const char *id,
 			const struct cli_opts *o);
+
+/* The head of a merged folder's manifest, into m: schema, run_id, this
+   runner's version and commit, the command line and the folder it ran
+   in; now (ISO 8601 UTC) into now[nowlen]. */
+void merge_folder_manifest_head(json_t *m, const char *id, const struct cli_opts *o, char *now,
+				size_t nowlen);
 
 /* tmp and all in it removed (a merge that failed before finishing). */
 void merge_folder_discard(const char *tmp);

@@ -326,13 +326,11 @@ static json_t *hosts_object(const struct hosts *hs, json_t **list)
 static json_t *hosts_manifest(const char *id, const struct cli_opts *o, const struct hosts *hs,
 			      json_t *hosts)
 {
-	json_t *m = json_object(), *argv = json_array(), *fm, *seed = NULL, *seedn = NULL;
-	char now[64], cwd[4096] = "", *commit = version_git_commit();
+	json_t *m = json_object(), *fm, *seed = NULL, *seedn = NULL;
+	char now[64];
 	const char *first = NULL, *last = NULL;
 	int quick = 0, all_ok = 1;
 
-	for (int i = 0; i < o->argc; i++)
-		jsonutil_append(argv, jsonutil_text(o->argv[i]));
 	for (size_t k = 0; k < hs->n; k++) {
 		const json_t *hm = hs->h[k].m;
 		const char *st = str_at(hm, "started"), *fi = str_at(hm, "finished");
@@ -358,16 +356,7 @@ static json_t *hosts_manifest(const char *id, const struct cli_opts *o, const st
 	if (!json_is_string(json_object_get(fm, "title")))	/* not one host's name */
 		jsonutil_set(fm, "title", json_sprintf("Measurement report: %zu hosts", hs->n));
 	cli_front_matter(fm, o);
-	results_iso_now(now, sizeof now);
-	if (!getcwd(cwd, sizeof cwd))
-		cwd[0] = 0;
-	jsonutil_set(m, "schema", jsonutil_text("sysmeter.manifest/1"));
-	jsonutil_set(m, "run_id", jsonutil_text(id));
-	jsonutil_set(m, "runner", json_pack("{s:s,s:o}", "version", SYSMETER_VERSION,
-		"git_commit", commit ? jsonutil_text(commit) : json_null()));
-	free(commit);
-	jsonutil_set(m, "command_line", argv);
-	jsonutil_set(m, "cwd", jsonutil_text(cwd));
+	merge_folder_manifest_head(m, id, o, now, sizeof now);
 	jsonutil_set(m, "seed", seedn && json_is_integer(seedn) && seed ? json_incref(seedn) : json_null());
 	jsonutil_set(m, "seed_text", seed && json_is_string(seed) ? json_incref(seed) : json_null());
 	jsonutil_set(m, "options", json_pack("{s:b,s:[],s:[],s:n,s:n,s:n}", "quick", quick,
