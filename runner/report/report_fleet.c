@@ -15,6 +15,7 @@
  */
 #include "report/report.h"
 #include "report/report_fleet.h"
+#include "report/report_chart_view.h"
 #include "report/report_run.h"
 #include "report/report_unit.h"
 #include "report/report_view.h"
@@ -209,47 +210,20 @@ static json_t *chart_result(struct fhost *h, size_t n, const char *exp, json_t *
 	return r;
 }
 
+/* The experiment's chart across the hosts, charts/hosts-NAME.*; *fail
+   when its script cannot be written. */
 static json_t *fleet_chart(struct report_model *rm, json_t *res, const char *exp,
 			   const struct report_unit *d, int *fail)
 {
-	json_t *c = json_object();
-	char base[200], safe[160], png[PATH_MAX], pdf[PATH_MAX], svg[PATH_MAX], msg[1024];
-	unsigned want = (rm->formats & REPORT_MD ? REPORT_TOOLS_PNG : 0) |
-			(rm->formats & REPORT_TEX ? REPORT_TOOLS_PDF : 0) |
-			(rm->formats & REPORT_HTML ? REPORT_TOOLS_SVG : 0);
-	unsigned drawn = 0;
+	char base[200], safe[160];
+	json_t *c;
 
 	report_view_safe_name(exp, safe, sizeof safe);
 	strf(base, sizeof base, "hosts-%s", safe);
-	strf(png, sizeof png, "%s/charts/%s.png", rm->run, base);
-	strf(pdf, sizeof pdf, "%s/charts/%s.pdf", rm->run, base);
-	strf(svg, sizeof svg, "%s/charts/%s.svg", rm->run, base);
-	if (rm->formats & REPORT_CHARTS) {
-		struct chart_request rq = {
-			rm->run, base, res, d->label, d->scale, !!(want & REPORT_TOOLS_PNG),
-			!!(want & REPORT_TOOLS_PDF), !!(want & REPORT_TOOLS_SVG), rm->dirs };
-		int w = chart_write(&rq, rm->err, rm->errlen);
-
-		if (w < 0) {
-			*fail = 1;
-			return c;
-		}
-		if (w > 0 && rm->have_gnuplot &&
-		    report_tools_chart(rm->tools, base, want, &drawn, msg, sizeof msg) < 0 &&
-		    !rm->chart_msg[0])
-			strf(rm->chart_msg, sizeof rm->chart_msg, "chart '%s': %s (see %s/report.log)",
-			     base, msg, rm->run);
-	} else {
-		drawn = (report_tools_nonempty(png) ? REPORT_TOOLS_PNG : 0) |
-			(report_tools_nonempty(pdf) ? REPORT_TOOLS_PDF : 0) |
-			(report_tools_nonempty(svg) ? REPORT_TOOLS_SVG : 0);
+	if (!(c = report_chart_view(rm, res, base, base, d, 1))) {
+		*fail = 1;
+		return json_object();
 	}
-	report_view_put(c, "png", report_view_strf("charts/%s.png", base));
-	report_view_put(c, "pdf", report_view_strf("charts/%s.pdf", base));
-	report_view_put(c, "svg", report_view_strf("charts/%s.svg", base));
-	report_view_put(c, "has_png", json_boolean(drawn & REPORT_TOOLS_PNG));
-	report_view_put(c, "has_pdf", json_boolean(drawn & REPORT_TOOLS_PDF));
-	report_view_put(c, "has_svg", json_boolean(drawn & REPORT_TOOLS_SVG));
 	return c;
 }
 
