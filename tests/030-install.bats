@@ -114,3 +114,23 @@ install_to() {	# install_to PREFIX
 		[[ "$output" == *"target"* ]]
 	done
 }
+
+@test "make run: a run with failed points (runner exit 1) still ends make run well; another failure stops it" {
+	# a stand-in runner in its own build folder; -o all: nothing is built
+	fake="$BATS_TEST_TMPDIR/fakebuild"
+	mkdir -p "$fake"
+	for rc in 1 3; do
+		printf '#!/bin/sh\necho "measured $*"\nexit %s\n' "$rc" > "$fake/runner"
+		chmod +x "$fake/runner"
+		run make -s --no-print-directory -C "$BATS_TEST_DIRNAME/.." -o all BUILD="$fake" run
+		echo "$output"
+		[[ "$output" == *"measured "*"specs/"* ]]
+		if [ "$rc" = 1 ]; then
+			[ "$status" -eq 0 ]
+			[[ "$output" == *"make run: some points failed or were skipped (runner exit 1)"* ]]
+		else
+			[ "$status" -ne 0 ]
+			[[ "$output" != *"some points failed"* ]]
+		fi
+	done
+}
