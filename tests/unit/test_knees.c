@@ -442,6 +442,85 @@ static void test_amd_guest(void)
 	   n > 1 ? lv[1].note : "");
 }
 
+/* Real curves from ram_access on an AMD EPYC Zen 5 KVM guest (CPUID family
+   1Ah model 02h, 2 vCPUs, clocksource tsc, PCID; 2026-11-27, four full runs
+   back to back; sysfs: L1d 48 KiB, L2 1 MiB, L3 32 MiB shared by both
+   vCPUs).  Stride 64: L1 at 0.94 ns, L2 at 3.3 ns, an L3 stretch at
+   10-14 ns that ends between 8 and 16 MiB (16 MiB itself came out at 57,
+   75, 91 and 100 ns in the four runs: the guest's share of the L3 ends
+   there), then DRAM at 135-170 ns.  Stride 4096: the L2 leaves its plateau
+   at 512 KiB (TLB misses) onto a plateau at 4.9-5.0 ns out to 2 MiB of
+   span, then the L3 plus page walks. */
+static void test_zen5_guest(void)
+{
+	static const double ns64[4][20] = {
+		{ 0.94, 0.94, 0.94, 0.94, 0.94, 0.94, 3.29, 3.30, 3.29, 3.72, 6.78, 10.28,
+		  12.14, 13.35, 90.82, 145.49, 145.85, 155.51, 162.89, 168.35 },
+		{ 0.94, 0.94, 0.94, 0.94, 0.94, 0.94, 3.29, 3.30, 3.29, 3.72, 6.32, 10.30,
+		  12.05, 13.65, 99.72, 135.64, 144.89, 151.00, 158.39, 165.94 },
+		{ 0.95, 0.95, 0.95, 0.96, 0.97, 0.96, 3.33, 3.33, 3.34, 3.74, 6.20, 10.35,
+		  12.33, 13.71, 57.09, 142.75, 143.69, 150.92, 158.27, 166.03 },
+		{ 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 3.33, 3.32, 3.33, 3.77, 6.94, 10.44,
+		  12.28, 13.38, 74.90, 139.66, 142.40, 151.93, 158.72, 165.08 },
+	};
+	static const double ns4k[4][20] = {
+		{ 0.94, 0.93, 0.94, 0.95, 0.94, 0.94, 3.29, 3.29, 3.30, 4.95, 4.94, 5.06,
+		  8.31, 15.48, 17.97, 26.34, 32.79, 97.70, 146.43, 165.54 },
+		{ 0.94, 0.94, 0.94, 0.95, 0.94, 0.94, 3.30, 3.30, 3.31, 4.94, 4.91, 4.95,
+		  7.51, 12.10, 13.45, 22.96, 30.39, 91.99, 148.30, 160.49 },
+		{ 0.95, 0.95, 0.96, 0.97, 0.96, 0.96, 3.32, 3.35, 3.33, 5.01, 5.00, 5.03,
+		  7.70, 13.94, 15.26, 24.72, 33.06, 92.65, 140.20, 163.33 },
+		{ 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 3.33, 3.33, 3.34, 5.00, 4.99, 5.04,
+		  7.08, 12.04, 13.79, 22.34, 32.22, 98.72, 149.47, 163.50 },
+	};
+	static const struct stats_cache caches[] = { { 1, 48 * KiB }, { 2, 1 * MiB }, { 3, 32 * MiB } };
+	struct stats_level lv[8];
+	struct stats_cache miss[4];
+	double x[20];
+	size_t n, nm;
+
+	for (size_t i = 0; i < 20; i++)
+		x[i] = KiB * (double)(1u << i);
+	for (int r = 0; r < 4; r++) {
+		n = stats_knees(x, ns64[r], 20, lv, 8);
+		nm = stats_levels_name(lv, n, x, ns64[r], 20, 50, caches, 3, miss, 4);
+		ok(n == 4 && nm == 0 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") &&
+		   !strcmp(lv[2].name, "L3") && !strcmp(lv[3].name, "Memory"),
+		   "zen5 run %d stride 64: L1 L2 L3 Memory, none missing (%zu levels, %zu missing)", r + 1, n, nm);
+		ok(n == 4 && lv[0].within_step && lv[0].latency > 0.9 && lv[0].latency < 1.0,
+		   "zen5 run %d stride 64: L1 at %.2f ns, knee %.0f KiB within a step of 48 KiB", r + 1,
+		   lv[0].latency, lv[0].knee / KiB);
+		ok(n == 4 && lv[1].knee > 256 * KiB && lv[1].knee <= 1 * MiB && lv[1].latency > 3 && lv[1].latency < 4,
+		   "zen5 run %d stride 64: L2 at %.2f ns, knee %.0f KiB", r + 1, n > 1 ? lv[1].latency : NAN,
+		   n > 1 ? lv[1].knee / KiB : NAN);
+		ok(n == 4 && lv[2].knee > 4 * MiB && lv[2].knee < 16 * MiB && strstr(lv[2].note, "shared"),
+		   "zen5 run %d stride 64: L3 ends at %.1f MiB of 32, noted as shared", r + 1,
+		   n > 2 ? lv[2].knee / MiB : NAN);
+		ok(n == 4 && lv[3].latency > 120 && isnan(lv[3].knee),
+		   "zen5 run %d stride 64: memory at %.0f ns", r + 1, n > 3 ? lv[3].latency : NAN);
+
+		n = stats_knees(x, ns4k[r], 20, lv, 8);
+		stats_levels_name(lv, n, x, ns4k[r], 20, 50, caches, 3, miss, 4);
+		int mem_early = 0;
+		for (size_t i = 0; i < n; i++)
+			mem_early |= !strcmp(lv[i].name, "Memory") && lv[i].latency < 50;
+		ok(n >= 3 && !strcmp(lv[0].name, "L1") && !strcmp(lv[1].name, "L2") && !mem_early,
+		   "zen5 run %d stride 4096: L1 L2 first, no Memory below 50 ns (%zu levels)", r + 1, n);
+		/* 3.3 ns to the 4.9-5.0 ns plateau is a step of 1.49-1.50x, right
+		   at the 1.5x that makes two plateaus two levels: run 2's 1.49x
+		   makes them one L2 level out to 2.9 MiB, the others' 1.50x end
+		   the L2 at 512 KiB with the TLB named */
+		if (r == 1)
+			ok(n >= 2 && lv[1].knee > 2 * MiB && lv[1].knee < 4 * MiB && strstr(lv[1].note, "late"),
+			   "zen5 run 2 stride 4096 (a 1.49x step): one L2 level out to %.2f MiB: %s",
+			   n > 1 ? lv[1].knee / MiB : NAN, n > 1 ? lv[1].note : "");
+		else
+			ok(n >= 2 && lv[1].knee < 1 * MiB && strstr(lv[1].note, "TLB"),
+			   "zen5 run %d stride 4096: the L2 leaves its plateau at %.0f KiB: %s", r + 1,
+			   n > 1 ? lv[1].knee / KiB : NAN, n > 1 ? lv[1].note : "");
+	}
+}
+
 int main(void)
 {
 	test_table();
@@ -450,5 +529,6 @@ int main(void)
 	test_lmbench_shape();
 	test_intel_guest();
 	test_amd_guest();
+	test_zen5_guest();
 	return done_testing();
 }
