@@ -24,14 +24,16 @@ setup() {
 }
 
 # runs BASE ID...: one run per id, the values centred on BASE, each run with
-# its own seed (so runs at one level differ a little, as real runs do)
+# its own seed (so runs at one level differ a little, as real runs do).  The
+# drift check's canary reports $CANARY ms (default 3) instead of timing the
+# machine, so that a real host episode cannot explain a step away.
 runs() {
 	local base=$1 id
 	shift
 	for id in "$@"; do
 		SEED=$((SEED + 1))
-		"$RUNNER" "$SPEC" -o "$OUT" --run-id "$id" --seed "$SEED" --no-report -q \
-			--set "fx.params.base=$base" >/dev/null ||
+		SYSMETER_CANARY_MS=${CANARY:-3} "$RUNNER" "$SPEC" -o "$OUT" --run-id "$id" \
+			--seed "$SEED" --no-report -q --set "fx.params.base=$base" >/dev/null ||
 			{ echo "run $id failed"; return 1; }
 	done
 }
@@ -88,6 +90,53 @@ line_of() { grep -n "^  $1 " <<<"$output" | head -1 | cut -d: -f1; }
 	run "$RUNNER" history fx -o "$OUT" --fail-on regression
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(grep -c -- '-- change point: faster from here' <<<"$output")" -eq 2 ]
+}
+
+@test "history: a step the machine's own pace explains is shown with its canary and is not a regression" {
+	CANARY=3.0 runs 100 b1
+	CANARY=3.1 runs 100 b2
+	CANARY=2.9 runs 100 b3
+	# 20 % slower while the canary took 1.23x as long: the host's
+	CANARY=3.7 runs 120 s1 s2
+	run "$RUNNER" history fx -o "$OUT" --fail-on regression
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(grep -c -- '-- change point: slower from here: .*; the machine itself ran 1.23x slower in the runs after it (its canary): put down to the host, not called a regression$' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"not a regression (the machine's own pace explains its last step)"* ]]
+	# each run's pace against the median of this machine's five runs (3.1 ms)
+	grep -q '^  b2 .*  1\.00x$' <<<"$output"
+	grep -q '^  b3 .*  0\.94x$' <<<"$output"
+	grep -q '^  s1 .*  1\.19x slow  ' <<<"$output"
+	# the page says the same
+	run "$RUNNER" history fx -o "$OUT" --html "$BATS_TEST_TMPDIR/page"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q 'put down to the host, not called a regression' "$BATS_TEST_TMPDIR/page/index.html"
+	grep -q '<td class="num">1.19x slow</td>' "$BATS_TEST_TMPDIR/page/index.html"
+	! grep -q 'The newest run is slower' "$BATS_TEST_TMPDIR/page/index.html" || false
+}
+
+@test "history: a step the machine's pace is too small for, or goes against, is still a regression" {
+	CANARY=3.0 runs 100 b1 b2 b3
+	# 50 % slower while the canary took only 1.12x as long
+	CANARY=3.36 runs 150 s1 s2
+	run "$RUNNER" history fx -o "$OUT" --fail-on regression
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[ "$(grep -c -- '-- change point: slower from here: .*; the machine itself ran 1.12x slower in the runs after it (its canary): too little to explain this step$' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"newest run: SLOWER than before its last change point"* ]]
+	# a third of a slowdown more while the machine ran faster
+	CANARY=2.4 runs 200 r1 r2
+	run "$RUNNER" history fx -o "$OUT" --fail-on regression
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[ "$(grep -c -- '-- change point: slower from here: .*; the machine itself ran 1.40x faster in the runs after it (its canary): the step is in spite of it$' <<<"$output")" -eq 2 ]
+}
+
+@test "history: runs without a canary in the store show none and are judged by their figures alone" {
+	runs 100 b1 b2 b3
+	runs 120 s1
+	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE runs SET canary_ns = NULL"); c.commit()' "$OUT/sysmeter.db"
+	run "$RUNNER" history fx -o "$OUT" --fail-on regression
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	grep -q '^  s1 .*  - *\[base=120\]$' <<<"$output"
+	! grep -q 'the machine itself' <<<"$output" || false
 }
 
 @test "history --chart: a valid SVG and a PNG with the series" {

@@ -240,9 +240,10 @@ static int group(struct history_experiment *e, const struct store_row *rows, siz
 		char *key = point_key(params[i], swept, r->params_key), note[256], flags[1024];
 		struct history_point p = {
 			.run_id = r->run_id, .run_dir = r->run_dir, .host = r->host,
-			.kernel = r->kernel, .commit = r->commit, .status = r->status,
-			.flags = flags, .started = r->started, .seq = i, .est = r->estimate,
-			.lo = r->ci_lo, .hi = r->ci_hi, .level = r->level,
+			.fingerprint = r->fingerprint, .kernel = r->kernel, .commit = r->commit,
+			.status = r->status, .flags = flags, .started = r->started, .seq = i,
+			.est = r->estimate, .lo = r->ci_lo, .hi = r->ci_hi, .level = r->level,
+			.canary_ns = r->canary_ns,
 		};
 
 		if (!key)

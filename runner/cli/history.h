@@ -20,11 +20,13 @@ struct cli_opts;
 
 /* One run's value of one point. */
 struct history_point {
-	char *run_id, *run_dir, *host, *kernel, *commit, *status, *flags;
+	char *run_id, *run_dir, *host, *fingerprint, *kernel, *commit, *status, *flags;
 	double started;			/* Unix time, s */
 	size_t seq;			/* the store's order: ties of started (one
 					   second) keep it */
 	double est, lo, hi, level;	/* probe units; NaN when absent */
+	double canary_ns;		/* the run's canary per link (the machine's
+					   speed then); NaN when not recorded */
 };
 
 /* Whether a bigger value is worse, better, or neither is known. */
@@ -70,8 +72,51 @@ const char *history_step_word(enum history_direction d, double delta);
    starts at with its reason. */
 void history_print(FILE *f, const struct history_experiment *e);
 
+/* The machine's pace in a run, from the drift check's canary (a fixed CPU
+   workload) that the store keeps with each run: the canary of run i over
+   the median canary of the series' runs on the same machine
+   (fingerprint); > 1: the machine ran slower then.  NaN when run i has no
+   canary or fewer than HISTORY_PACE_RUNS runs of its machine have one. */
+#define HISTORY_PACE_RUNS 3
+double history_pace(const struct history_series *s, size_t i);
+
+/* Beyond this on the log scale a pace, or a step's host ratio, is the
+   machine's own: the threshold of the drift check and of the run's level
+   check against the store (CANARY_THRESHOLD, engine/canary.h). */
+#define HISTORY_HOST_BAND 0.10
+
+/* A change of up to this many times the host's own (log) ratio, in the
+   same direction, is put down to the host (as `runner compare` does): the
+   canary is pure CPU work, and a point's work slows at most about as much
+   as the core does. */
+#define HISTORY_HOST_REACH 1.5
+
+/* A step's host ratio: the median canary of the runs of the segment after
+   it over that of the segment before it (> 1: the machine ran slower
+   after).  NaN when a run of either segment has no canary or the two
+   segments hold more than one machine. */
+double history_step_host(const struct history_series *s, const struct stats_cp_step *st);
+
+/* 1 when the machine itself explains step st: its host ratio lies beyond
+   HISTORY_HOST_BAND, the same way as the step (slower with slower), and
+   the step is at most HISTORY_HOST_REACH times as large (log scale).
+   Such a step is shown with why, and is never a regression. */
+int history_step_host_explains(const struct history_experiment *e,
+			       const struct history_series *s, const struct stats_cp_step *st);
+
+/* "the machine itself ran 1.20x slower in the runs after it (its canary):
+   put down to the host, not called a regression", or why the host does
+   not explain it; "" when the host held its pace or it is unknown. */
+void history_step_host_text(char *buf, size_t len, const struct history_experiment *e,
+			    const struct history_series *s, const struct stats_cp_step *st);
+
+/* Run i's pace for a table: "1.02x", "1.18x slow" (beyond
+   HISTORY_HOST_BAND), "0.85x fast", or "-" when unknown. */
+void history_pace_text(char *buf, size_t len, const struct history_series *s, size_t i);
+
 /* 1 when the series' newest run sits in a segment that stepped slower than
-   the one before it (a real step), else 0.  NONE direction: never. */
+   the one before it (a real step the machine does not explain), else 0.
+   NONE direction: never. */
 int history_regressed(const struct history_experiment *e, const struct history_series *s);
 
 /* A step's reason for the reader: "84.2 ns [83.5, 84.9] -> 101 ns [99.8,

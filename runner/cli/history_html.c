@@ -59,7 +59,7 @@ static void cell_num(FILE *f, double v, double scale)
 static void steps_table(FILE *f, const struct history_experiment *e,
 			const struct history_series *s, double scale, const char *label)
 {
-	char why[640];
+	char why[640], host[256];
 
 	if (s->cp.nstep == 0) {
 		fprintf(f, "<p>No change point.</p>\n");
@@ -79,6 +79,11 @@ static void steps_table(FILE *f, const struct history_experiment *e,
 		fprintf(f, "<td class=\"num\">%+.1f %%</td><td>", 100 * st->rel);
 		history_step_reason(why, sizeof why, st, scale, label);
 		esc(f, why);
+		history_step_host_text(host, sizeof host, e, s, st);
+		if (*host) {
+			fprintf(f, "; ");
+			esc(f, host);
+		}
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -98,7 +103,9 @@ static void series_table(FILE *f, const struct history_experiment *e,
 	fprintf(f, "</h3>\n<table>\n<tr><th>run</th><th>started (UTC)</th><th>host</th>"
 		"<th>kernel</th><th>estimate (");
 	esc(f, label);
-	fprintf(f, ")</th><th>95 %% CI</th><th>flags</th></tr>\n");
+	fprintf(f, ")</th><th>95 %% CI</th><th title=\"the run's canary over the median of this "
+		"machine's runs here: above 1, the machine itself ran slower\">canary</th>"
+		"<th>flags</th></tr>\n");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct history_point *p = &s->pt[i];
 		int step = 0;
@@ -123,7 +130,10 @@ static void series_table(FILE *f, const struct history_experiment *e,
 		} else {
 			fprintf(f, "<td>-</td>");
 		}
-		fprintf(f, "<td>");
+		char pace[32];
+
+		history_pace_text(pace, sizeof pace, s, i);
+		fprintf(f, "<td class=\"num\">%s</td><td>", pace);
 		esc(f, p->flags);
 		fprintf(f, "</td></tr>\n");
 	}

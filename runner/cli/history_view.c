@@ -24,6 +24,7 @@ static void point_free(struct history_point *p)
 	free(p->run_id);
 	free(p->run_dir);
 	free(p->host);
+	free(p->fingerprint);
 	free(p->kernel);
 	free(p->commit);
 	free(p->status);
@@ -84,12 +85,13 @@ int history_add(struct history_experiment *e, const char *key, const char *param
 	q->run_id = dup_or_empty(p->run_id);
 	q->run_dir = dup_or_empty(p->run_dir);
 	q->host = dup_or_empty(p->host);
+	q->fingerprint = dup_or_empty(p->fingerprint);
 	q->kernel = dup_or_empty(p->kernel);
 	q->commit = dup_or_empty(p->commit);
 	q->status = dup_or_empty(p->status);
 	q->flags = dup_or_empty(p->flags);
-	if (!q->run_id || !q->run_dir || !q->host || !q->kernel || !q->commit || !q->status ||
-	    !q->flags) {
+	if (!q->run_id || !q->run_dir || !q->host || !q->fingerprint || !q->kernel ||
+	    !q->commit || !q->status || !q->flags) {
 		point_free(q);
 		return -1;
 	}
@@ -158,6 +160,88 @@ const char *history_step_word(enum history_direction d, double delta)
 	return (delta > 0) == (d == HISTORY_DIR_TIME) ? "slower" : "faster";
 }
 
+/* The median of the canaries of runs a..b of s (a run with none: NaN);
+   *fp gets their machine, NULL when they are on more than one. */
+static double canary_median(const struct history_series *s, size_t a, size_t b,
+			    const char **fp)
+{
+	double *v = malloc((b - a + 2) * sizeof *v), m = NAN;
+	size_t k = 0;
+
+	*fp = a <= b && a < s->n ? s->pt[a].fingerprint : NULL;
+	if (!v)
+		return NAN;
+	for (size_t i = a; i <= b && i < s->n; i++) {
+		if (!(s->pt[i].canary_ns > 0) || !isfinite(s->pt[i].canary_ns)) {
+			k = 0;
+			break;
+		}
+		if (!*fp || strcmp(*fp, s->pt[i].fingerprint))
+			*fp = NULL;
+		v[k++] = s->pt[i].canary_ns;
+	}
+	if (k) {
+		gsl_sort(v, 1, k);
+		m = gsl_stats_median_from_sorted_data(v, 1, k);
+	}
+	free(v);
+	return m;
+}
+
+double history_pace(const struct history_series *s, size_t i)
+{
+	double *v, m = NAN;
+	size_t k = 0;
+
+	if (i >= s->n || !(s->pt[i].canary_ns > 0) || !isfinite(s->pt[i].canary_ns) ||
+	    !(v = malloc((s->n + 1) * sizeof *v)))
+		return NAN;
+	for (size_t j = 0; j < s->n; j++)
+		if (s->pt[j].canary_ns > 0 && isfinite(s->pt[j].canary_ns) &&
+		    !strcmp(s->pt[j].fingerprint, s->pt[i].fingerprint))
+			v[k++] = s->pt[j].canary_ns;
+	if (k >= HISTORY_PACE_RUNS) {
+		gsl_sort(v, 1, k);
+		m = s->pt[i].canary_ns / gsl_stats_median_from_sorted_data(v, 1, k);
+	}
+	free(v);
+	return m;
+}
+
+double history_step_host(const struct history_series *s, const struct stats_cp_step *st)
+{
+	const struct stats_cp *cp = &s->cp;
+	size_t j = 0, first, last;
+	const char *fb, *fa;
+
+	while (j < cp->nstep && &cp->step[j] != st)
+		j++;
+	if (j == cp->nstep)
+		return NAN;
+	/* the two segments the step joins */
+	first = j ? cp->step[j - 1].at : 0;
+	last = j + 1 < cp->nstep ? cp->step[j + 1].prev : s->n - 1;
+	double before = canary_median(s, first, st->prev, &fb);
+	double after = canary_median(s, st->at, last, &fa);
+
+	if (!fb || !fa || strcmp(fb, fa) || !(before > 0) || !(after > 0))
+		return NAN;
+	return after / before;
+}
+
+int history_step_host_explains(const struct history_experiment *e,
+			       const struct history_series *s, const struct stats_cp_step *st)
+{
+	double hr = history_step_host(s, st), change;
+
+	if (e->dir == HISTORY_DIR_NONE || !isfinite(hr) || !(fabs(log(hr)) > HISTORY_HOST_BAND) ||
+	    !(st->before > 0) || !(st->after > 0))
+		return 0;
+	/* as a time ratio: > 1 is slower, whichever way the probe counts */
+	change = e->dir == HISTORY_DIR_RATE ? st->before / st->after : st->after / st->before;
+	return (change > 1) == (hr > 1) && fabs(log(change)) <= HISTORY_HOST_REACH * fabs(log(hr));
+}
+
 int history_regressed(const struct history_experiment *e, const struct history_series *s)
 {
 	const struct stats_cp *cp = &s->cp;
@@ -166,9 +250,11 @@ int history_regressed(const struct history_experiment *e, const struct history_s
 	if (e->dir == HISTORY_DIR_NONE || cp->nstep == 0 || cp->nseg < 2)
 		return 0;
 	/* the newest run with an estimate is in the last segment, which the
-	   last real step starts: no later step has undone it */
+	   last real step starts: no later step has undone it.  A step the
+	   machine's own pace explains is not the code's. */
 	last = &cp->step[cp->nstep - 1];
-	return strcmp(history_step_word(e->dir, last->delta), "slower") == 0;
+	return strcmp(history_step_word(e->dir, last->delta), "slower") == 0 &&
+	       !history_step_host_explains(e, s, last);
 }
 
 double history_display(const struct history_series *s, char *label, size_t len)
@@ -255,10 +341,44 @@ static const struct stats_cp_step *step_at(const struct stats_cp *cp, size_t i)
 	return NULL;
 }
 
+void history_step_host_text(char *buf, size_t len, const struct history_experiment *e,
+			    const struct history_series *s, const struct stats_cp_step *st)
+{
+	double hr = history_step_host(s, st);
+
+	if (!isfinite(hr) || !(fabs(log(hr)) > HISTORY_HOST_BAND))
+		strf(buf, len, "%s", "");
+	else if (history_step_host_explains(e, s, st))
+		strf(buf, len, "the machine itself ran %.2fx %s in the runs after it (its canary): "
+		     "put down to the host, not called a %s", hr > 1 ? hr : 1 / hr,
+		     hr > 1 ? "slower" : "faster", hr > 1 ? "regression" : "speed-up");
+	else if (e->dir == HISTORY_DIR_NONE)
+		strf(buf, len, "the machine itself ran %.2fx %s in the runs after it (its canary)",
+		     hr > 1 ? hr : 1 / hr, hr > 1 ? "slower" : "faster");
+	else if ((hr > 1) == (strcmp(history_step_word(e->dir, st->delta), "slower") == 0))
+		strf(buf, len, "the machine itself ran %.2fx %s in the runs after it (its canary): "
+		     "too little to explain this step", hr > 1 ? hr : 1 / hr,
+		     hr > 1 ? "slower" : "faster");
+	else
+		strf(buf, len, "the machine itself ran %.2fx %s in the runs after it (its canary): "
+		     "the step is in spite of it", hr > 1 ? hr : 1 / hr, hr > 1 ? "slower" : "faster");
+}
+
+void history_pace_text(char *buf, size_t len, const struct history_series *s, size_t i)
+{
+	double pace = history_pace(s, i);
+
+	if (!isfinite(pace))
+		strf(buf, len, "-");
+	else
+		strf(buf, len, "%.2fx%s", pace,
+		     fabs(log(pace)) > HISTORY_HOST_BAND ? pace > 1 ? " slow" : " fast" : "");
+}
+
 static void print_series(FILE *f, const struct history_experiment *e,
 			 const struct history_series *s)
 {
-	char label[32], t[32], est[32], lo[32], hi[32], ci[80], why[512];
+	char label[32], t[32], est[32], lo[32], hi[32], ci[80], why[512], host[256], pace[32];
 	double scale = history_display(s, label, sizeof label);
 	size_t wid = 3, wh = 4, wk = 6;
 
@@ -269,16 +389,18 @@ static void print_series(FILE *f, const struct history_experiment *e,
 	}
 	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", e->name, *s->key ? s->key : "(its only point)",
 		s->n, s->n == 1 ? "" : "s", label);
-	fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s\n", (int)wid, "run", "started (UTC)",
-		(int)wh, "host", (int)wk, "kernel", "estimate", "95% CI", "flags");
+	fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %-10s  %s\n", (int)wid, "run",
+		"started (UTC)", (int)wh, "host", (int)wk, "kernel", "estimate", "95% CI", "canary",
+		"flags");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct history_point *p = &s->pt[i];
 		const struct stats_cp_step *st = step_at(&s->cp, i);
 
 		if (st) {
 			history_step_reason(why, sizeof why, st, scale, label);
-			fprintf(f, "  -- change point: %s from here: %s\n",
-				history_step_word(e->dir, st->delta), why);
+			history_step_host_text(host, sizeof host, e, s, st);
+			fprintf(f, "  -- change point: %s from here: %s%s%s\n",
+				history_step_word(e->dir, st->delta), why, *host ? "; " : "", host);
 		}
 		history_time(t, sizeof t, p->started);
 		num(est, sizeof est, p->est, scale);
@@ -291,8 +413,11 @@ static void print_series(FILE *f, const struct history_experiment *e,
 		/* a run that did not complete (interrupted, failed points) says so */
 		int odd = *p->status && strcmp(p->status, "ok") && strcmp(p->status, "complete");
 
-		fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %s%s%s\n", (int)wid, p->run_id, t,
-			(int)wh, p->host, (int)wk, p->kernel, est, ci, p->flags,
+		history_pace_text(pace, sizeof pace, s, i);
+		/* no padding after the last column when the flags are empty */
+		fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %-*s%s%s%s%s\n", (int)wid,
+			p->run_id, t, (int)wh, p->host, (int)wk, p->kernel, est, ci,
+			*p->flags || odd ? 10 : 0, pace, *p->flags || odd ? "  " : "", p->flags,
 			odd ? " status=" : "", odd ? p->status : "");
 	}
 	if (s->cp.nstep == 0)
@@ -302,7 +427,9 @@ static void print_series(FILE *f, const struct history_experiment *e,
 		fprintf(f, "  %zu change point%s; newest run: %s\n", s->cp.nstep,
 			s->cp.nstep == 1 ? "" : "s",
 			history_regressed(e, s) ? "SLOWER than before its last change point"
-						: "not a regression");
+			: history_step_host_explains(e, s, &s->cp.step[s->cp.nstep - 1])
+				? "not a regression (the machine's own pace explains its last step)"
+				: "not a regression");
 }
 
 void history_print(FILE *f, const struct history_experiment *e)

@@ -16,7 +16,7 @@
 static const char series_sql[] =
 	"SELECT r.id, r.run_dir, r.hostname, r.fingerprint, r.kernel, r.git_commit, r.status, "
 	"r.started, p.params_key, p.params_json, p.estimate, p.ci_lo, p.ci_hi, p.ci_level, "
-	"p.unit, p.flags, p.n, p.rounds, p.idx, e.round, e.estimate "
+	"p.unit, p.flags, p.n, p.rounds, p.idx, e.round, e.estimate, r.canary_ns, r.core_hz "
 	"FROM points p JOIN runs r ON r.id = p.run_id "
 	"LEFT JOIN round_estimates e ON e.run_id = p.run_id AND e.experiment = p.experiment "
 	"AND e.idx = p.idx "
@@ -25,7 +25,8 @@ static const char series_sql[] =
 	"ORDER BY p.params_key, r.started, r.finished, r.recorded, r.id, p.idx, e.round";
 
 enum { C_ID, C_DIR, C_HOST, C_FP, C_KERNEL, C_COMMIT, C_STATUS, C_STARTED, C_KEY, C_JSON,
-       C_EST, C_LO, C_HI, C_LEVEL, C_UNIT, C_FLAGS, C_N, C_ROUNDS, C_IDX, C_ROUND, C_REST };
+       C_EST, C_LO, C_HI, C_LEVEL, C_UNIT, C_FLAGS, C_N, C_ROUNDS, C_IDX, C_ROUND, C_REST,
+       C_CANARY, C_CORE };
 
 static char *dup(const char *s)
 {
@@ -62,6 +63,7 @@ static void fill(struct store_row *w, char *const *c)
 		.estimate = dbl(c[C_EST]), .ci_lo = dbl(c[C_LO]), .ci_hi = dbl(c[C_HI]),
 		.level = dbl(c[C_LEVEL]), .unit = dup(c[C_UNIT]), .flags = dup(c[C_FLAGS]),
 		.n = c[C_N] ? atoi(c[C_N]) : 0, .rounds = c[C_ROUNDS] ? atoi(c[C_ROUNDS]) : 0,
+		.canary_ns = dbl(c[C_CANARY]), .core_hz = dbl(c[C_CORE]),
 	};
 }
 

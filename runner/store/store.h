@@ -40,6 +40,7 @@ struct store_row {
 	char *unit, *flags;              /* flags comma-separated, "" when none */
 	int n, rounds;
 	double *round_est; size_t nround;
+	double canary_ns, core_hz;       /* the run's level (store_canary_ns); NAN when absent */
 };
 
 /* Rows ordered by params_key, then started.  0, or -1 with err. */
