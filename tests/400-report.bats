@@ -391,6 +391,10 @@ setup_file() {
 	[[ "$sec" == *"**Kernel options: pti=on clocksource=kvm-clock tsc=unstable.**"* ]]
 	[[ "$sec" != *"isolcpus"* ]]
 	[[ "$sec" != *"BOOT\_IMAGE"* ]]
+	# the machine table too: those options and how many there were; the whole line stays in the JSON
+	grep -qxF '| Kernel command line | pti=on clocksource=kvm-clock tsc=unstable (3 of the kernel'"'"'s 6 options: those that change measurements; the whole line is in manifest.json) |' "$BATS_TEST_TMPDIR/env/report.md"
+	! grep -q 'BOOT\\_IMAGE\|root=/dev/vda1' "$BATS_TEST_TMPDIR/env/report.md" || false
+	[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["cmdline"])' "$BATS_TEST_TMPDIR/env/manifest.json")" = "BOOT_IMAGE=/vmlinuz root=/dev/vda1 pti=on clocksource=kvm-clock tsc=unstable quiet -- isolcpus=1" ]
 	# a fact not recorded gives no row: the fixture has no drift check
 	[[ "$(sed -n '/^### Can these numbers/,/^\*Measured\*/p' "$FULL/report.md")" != *"Drift check"* ]]
 }

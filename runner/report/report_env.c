@@ -287,36 +287,49 @@ static void governor(json_t *rows, json_t *m)
 				"say whether it did."));
 }
 
-/* The kernel command line's options that change measurements. */
-static void cmdline(json_t *rows, json_t *m)
+size_t report_env_cmdline_options(const char *c, char *out, size_t len, size_t *nwords)
 {
 	static const char *const keys[] = { "mitigations", "pti", "nopti", "clocksource", "tsc",
 					    "isolcpus", "nohz", "nohz_full", "idle", "intel_idle",
 					    "processor.max_cstate", "nosmt", "spectre_v2" };
-	const char *c = jsonutil_str(m, "cmdline");
-	char out[1024] = "", word[256];
-	size_t off = 0;
+	char word[256];
+	size_t off = 0, kept = 0;
 
-	if (!c)
-		return;
-	while (*c) {
+	*nwords = 0;
+	if (len)
+		*out = '\0';
+	while (c && *c) {
+		c += strspn(c, " ");
 		size_t n = strcspn(c, " ");
+
+		if (!n)
+			break;
 		snprintf(word, sizeof word, "%.*s", (int)n, c);
 		if (!strcmp(word, "--"))
 			break;	/* what follows is init's, not the kernel's */
+		(*nwords)++;
 		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 			size_t kl = strlen(keys[k]);
 			if (!strncmp(word, keys[k], kl) && (word[kl] == '=' || !word[kl]) &&
-			    off < sizeof out) {
-				off += (size_t)snprintf(out + off, sizeof out - off, "%s%s",
+			    off < len) {
+				off += (size_t)snprintf(out + off, len - off, "%s%s",
 							off ? " " : "", word);
+				kept++;
 				break;
 			}
 		}
 		c += n;
-		c += strspn(c, " ");
 	}
-	if (off)
+	return kept;
+}
+
+/* The kernel command line's options that change measurements. */
+static void cmdline(json_t *rows, json_t *m)
+{
+	char out[1024];
+	size_t nwords;
+
+	if (report_env_cmdline_options(jsonutil_str(m, "cmdline"), out, sizeof out, &nwords))
 		row(rows, report_view_strf("Kernel options: %s", out),
 		    report_view_str("These change what the kernel does on the paths the probes time "
 				    "(mitigations, page-table isolation, the clock, idle states, "

@@ -12,6 +12,13 @@
    only facts that were recorded give a row. */
 json_t *report_env_rows(json_t *manifest);
 
+/* The options of a kernel command line that change measurements
+   (mitigations, pti, clocksource, tsc, isolcpus, nohz, idle states, ...),
+   space-separated into out; init's arguments after "--" are not the
+   kernel's and are left out.  Returns how many; *nwords gets the number of
+   the kernel's options in all. */
+size_t report_env_cmdline_options(const char *cmdline, char *out, size_t len, size_t *nwords);
+
 /* The clock the report's cycle columns count in: the measured core clock
    where it holds (machine.core_clock.holds) and held still over the run
    (drift.core_clock.steady, where the run measured it again between

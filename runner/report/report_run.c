@@ -5,6 +5,7 @@
 #include "report/report_run.h"
 #include "results/results.h"
 #include "report/report_view.h"
+#include "report/report_env.h"
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
 #include "lib/units.h"
@@ -580,8 +581,21 @@ json_t *report_run_machine(json_t *m, json_t *nfs)
 		machine_row(rows, "PTI, PCID", pti_pcid_text(m));
 	if (json_object_get(m, "smt"))
 		machine_row(rows, "SMT", smt_text(json_object_get(m, "smt")));
-	if (json_object_get(m, "cmdline"))
-		machine_row(rows, "Kernel command line", report_view_any(json_object_get(m, "cmdline")));
+	if (jsonutil_str(m, "cmdline")) {
+		/* the options that change measurements; the whole line (a VM's can
+		   carry a page of its init's arguments) stays in manifest.json */
+		char opts[1024];
+		size_t all, kept = report_env_cmdline_options(jsonutil_str(m, "cmdline"), opts,
+							      sizeof opts, &all);
+
+		machine_row(rows, "Kernel command line",
+			    kept ? report_view_strf("%s (%zu of the kernel's %zu options: those that "
+						    "change measurements; the whole line is in "
+						    "manifest.json)", opts, kept, all)
+				 : report_view_strf("none of the options that change measurements "
+						    "(%zu options; the whole line is in "
+						    "manifest.json)", all));
+	}
 	if (json_object_get(m, "vulnerabilities"))
 		machine_row(rows, "CPU vulnerabilities",
 			    vulns_text(json_object_get(m, "vulnerabilities")));
