@@ -202,6 +202,24 @@ size_t stats_levels_name(struct stats_level *lv, size_t n, const double *x, cons
 				   "indexed cache)");
 		}
 	}
+	/* a close call of the level rule (stats_knees): a rerun may draw it
+	   otherwise, which a reader comparing two runs should know */
+	for (size_t i = 0; i < n; i++) {
+		size_t used_len = strlen(lv[i].note);
+
+		if (!(lv[i].close_step > 0))
+			continue;
+		if (lv[i].close_step < 1.5)
+			snprintf(lv[i].note + used_len, sizeof lv[i].note - used_len,
+				 "%sa plateau within this level lies %.3fx above its start, within 5 %% "
+				 "of the 1.5x that makes two plateaus two levels: a rerun may end this "
+				 "level there", used_len ? "; " : "", lv[i].close_step);
+		else
+			snprintf(lv[i].note + used_len, sizeof lv[i].note - used_len,
+				 "%sthe next level lies %.3fx above this one, within 5 %% of the 1.5x "
+				 "that makes two plateaus two levels: a rerun may draw the two as one",
+				 used_len ? "; " : "", lv[i].close_step);
+	}
 	/* reported levels no plateau took, up to the last one the curve could
 	   show: all of them when it reached memory */
 	int last_named = 0;

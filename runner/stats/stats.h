@@ -117,7 +117,12 @@ struct stats_level {
 					   for Memory and when it never rises */
 	double sysfs;			/* the size the machine reports for this level, NaN */
 	int within_step;		/* knee within one sweep step of sysfs */
-	char note[200];			/* why a size differs, "" when nothing to say */
+	char note[400];			/* why a size differs, "" when nothing to say */
+	/* set by stats_knees: the ratio of the next plateau to this level when
+	   it lay within KNEE_CLOSE of the 1.5x rule that makes two plateaus
+	   two levels (below 1.5: it was joined to this level; at or above: it
+	   began the next), so a rerun may draw the two otherwise; 0 when not */
+	double close_step;
 };
 size_t stats_knees(const double *x, const double *y, size_t n,
 		   struct stats_level *levels, size_t max);
