@@ -340,6 +340,26 @@ runs_at() {
 	[ "$(json "$OUT/alone/manifest.json" '(d["drift"]["history"]["verdict"], d["drift"]["history"]["why"])')" = "('not compared', 'no results store (--no-store)')" ]
 }
 
+@test "a whole run whose cross-CPU wake-up moved while its CPU canary held is named; the wake-up's band is 15 %" {
+	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
+	for s in 40:w1 41:w2 39:w3; do
+		SYSMETER_CANARY_MS=3 SYSMETER_WAKE_US=${s%%:*} run "$RUNNER" --no-report -q -o "$OUT" --run-id "${s#*:}" "$D/lv.yaml"
+		[ "$status" -eq 0 ]
+	done
+	[ "$(json "$OUT/w3/manifest.json" '(lambda h: (h["verdict"], h["reference"]["wake_us"], h["wake_ratio"], h["canary_ratio"]))(d["drift"]["history"])')" = "('same level', 40.0, 0.975, 1.0)" ]
+	# 1.11x the median: beyond the canary's 10 %, within the wake-up's 15 %
+	SYSMETER_CANARY_MS=3 SYSMETER_WAKE_US=45 run "$RUNNER" --no-report -q -o "$OUT" --run-id w4 "$D/lv.yaml"
+	[ "$(json "$OUT/w4/manifest.json" '(lambda h: (h["verdict"], round(h["wake_ratio"], 3)))(d["drift"]["history"])')" = "('same level', 1.111)" ]
+	# 1.27x: the host's state moved, the CPU did not
+	SYSMETER_CANARY_MS=3 SYSMETER_WAKE_US=52 run "$RUNNER" -o "$OUT" --run-id w5 "$D/lv.yaml"
+	[ "$status" -eq 0 ]
+	[ "$(json "$OUT/w5/manifest.json" '(lambda h: (h["verdict"], round(h["wake_ratio"], 3), h["canary_ratio"]))(d["drift"]["history"])')" = "('shifted', 1.268, 1.0)" ]
+	[[ "$output" == *"(host)               shifted     this whole run ran at another speed than this machine's 4 earlier runs (canary 1.00x, cross-CPU wake-up 1.27x the median of their levels and its own, threshold 10 %, 15 % for the cross-CPU wake-up): compare it with them with care"* ]]
+	grep -q "Against 4 earlier runs on this machine: another speed (canary 1.00x, cross-CPU wake-up 1.27x their median)" "$OUT/w5/report.md"
+	[ "$(python3 -c 'import sqlite3, sys; print([r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT wake_us FROM runs ORDER BY started")])' "$OUT/sysmeter.db")" = "[40.0, 41.0, 39.0, 45.0, 52.0]" ]
+	[ "$(json "$OUT/w5/manifest.json" '(d["drift"]["wake"]["median_us"], d["drift"]["wake"]["takes"], d["drift"]["timings"][0]["wake_us"])')" = "(52.0, 4, 52.0)" ]
+}
+
 @test "a first run at another speed, in a fresh store, is named by the third run" {
 	spec lv 'probe: ok_fixed' 'rounds: 3' 'repetitions: 6' 'iterations: 10' 'warmup: 1'
 	runs_at 4.0:b1 3.0:b2

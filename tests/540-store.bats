@@ -42,7 +42,7 @@ points() {
 	[ "$(sql "$DB" "SELECT COUNT(*) FROM machines WHERE fingerprint = '$fp'")" -eq 1 ]
 	[ "$(sql "$DB" "SELECT spec_sha256 FROM experiments")" = "$(json "$OUT/a/manifest.json" 'd["experiments"][0]["spec_sha256"]')" ]
 	[ "$(json "$OUT/a/manifest.json" 'd["store"]["where"]')" = "$OUT/sysmeter.db" ]
-	[ "$(sql "$DB" "SELECT MAX(version) FROM schema_version")" -eq 3 ]
+	[ "$(sql "$DB" "SELECT MAX(version) FROM schema_version")" -eq 4 ]
 }
 
 @test "--no-store records nothing; --store PATH records elsewhere" {
@@ -187,10 +187,12 @@ points() {
 	[ "$(sql "$DB" "SELECT version FROM schema_version")" -eq 1 ]
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a "$S/null.yaml"
 	[ "$status" -eq 0 ]
-	[ "$(sql "$DB" "SELECT version FROM schema_version")" -eq 3 ]
+	[ "$(sql "$DB" "SELECT version FROM schema_version")" -eq 4 ]
 	# the old run is still there, with no level it never recorded
 	[ "$(sql "$DB" "SELECT estimate, ci_level FROM points WHERE run_id = '20260101T000000Z-old001'")" = "12.5|" ]
-	[ "$(sql "$DB" "SELECT canary_ns IS NULL, core_hz IS NULL FROM runs WHERE id = '20260101T000000Z-old001'")" = "1|1" ]
+	[ "$(sql "$DB" "SELECT canary_ns IS NULL, core_hz IS NULL, wake_us IS NULL FROM runs WHERE id = '20260101T000000Z-old001'")" = "1|1|1" ]
+	# the new one has its cross-CPU wake-up (version 4), as its manifest says, where it has two CPUs
+	[ "$(python3 -c 'import sqlite3, sys, json; m = json.load(open(sys.argv[2])); w = sqlite3.connect(sys.argv[1]).execute("SELECT wake_us FROM runs WHERE id = ?", ("a",)).fetchone()[0]; print(w == m["drift"]["wake"]["median_us"])' "$DB" "$OUT/a/manifest.json")" = True ]
 	# the new one has its speed (version 3): the canary per link, as its manifest says
 	[ "$(python3 -c 'import sqlite3, sys, json; m = json.load(open(sys.argv[2])); c = sqlite3.connect(sys.argv[1]).execute("SELECT canary_ns FROM runs WHERE id = ?", ("a",)).fetchone()[0]; print(abs(c - m["drift"]["reference_ms"] * 1e6 / m["drift"]["canary"]["iterations"]) < 1e-9 * c)' "$DB" "$OUT/a/manifest.json")" = True ]
 	# the new one has what version 2 adds
@@ -200,7 +202,7 @@ points() {
 	python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE schema_version SET version = 99"); c.commit()' "$DB"
 	run "$RUNNER" store check -o "$OUT"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"schema version 99 is newer than this runner's (3)"* ]]
+	[[ "$output" == *"schema version 99 is newer than this runner's (4)"* ]]
 }
 
 @test "a store URL's password is never printed nor written to the manifest" {

@@ -76,7 +76,7 @@ points() {
 	[ "$(psql_q "SELECT COUNT(*) FROM points WHERE run_id = 'a'")" -eq "$(points "$OUT/a")" ]
 	[ "$(psql_q "SELECT COUNT(*) FROM round_estimates WHERE run_id = 'a'")" -ge 2 ]
 	[ "$(psql_q "SELECT params_key FROM points WHERE idx = 0")" = "count=1,flag=false,mode=a,ratio=0.5,size=4096,wait=0.001" ]
-	[ "$(psql_q "SELECT MAX(version) FROM schema_version")" -eq 3 ]
+	[ "$(psql_q "SELECT MAX(version) FROM schema_version")" -eq 4 ]
 	[ "$(json "$OUT/a/manifest.json" 'd["store"]["where"]')" = "$URL" ]
 }
 
@@ -122,9 +122,9 @@ points() {
 	[ "$(psql_q "SELECT version FROM schema_version")" -eq 1 ]
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --store "$URL" "$S/null.yaml"
 	[ "$status" -eq 0 ]
-	[ "$(psql_q "SELECT version FROM schema_version")" -eq 3 ]
+	[ "$(psql_q "SELECT version FROM schema_version")" -eq 4 ]
 	[ "$(psql_q "SELECT estimate, ci_level FROM points WHERE run_id = '20260101T000000Z-old001'")" = "12.5|" ]
-	[ "$(psql_q "SELECT canary_ns IS NULL FROM runs WHERE id = '20260101T000000Z-old001'")" = t ]
+	[ "$(psql_q "SELECT canary_ns IS NULL AND wake_us IS NULL FROM runs WHERE id = '20260101T000000Z-old001'")" = t ]
 	[ "$(psql_q "SELECT canary_ns > 0 FROM runs WHERE id = 'a'")" = t ]
 	[ "$(psql_q "SELECT COUNT(*) FROM round_estimates WHERE run_id = 'a'")" -ge 1 ]
 }

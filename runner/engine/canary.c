@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "engine/canary.h"
+#include "engine/wake.h"
 #include "lib/jsonutil.h"
 #include "machine/machine.h"
 #include "spec/spec.h"
@@ -79,30 +80,46 @@ static int pin(const struct canary *c, cpu_set_t *old)
 	return sched_setaffinity(0, sizeof one, &one) == 0;
 }
 
-/* SYSMETER_CANARY_MS: a comma-separated list of timings (ms), or none. */
-static void load_script(struct canary *c)
+/* A comma-separated list of positive numbers from the environment (a
+   test's script), or NULL. */
+static double *load_list(const char *name, size_t *n)
 {
-	const char *env = getenv("SYSMETER_CANARY_MS");
+	const char *env = getenv(name);
 	size_t cap = 1;
+	double *v;
 	char *end;
 
+	*n = 0;
 	if (!env || !*env)
-		return;
+		return NULL;
 	for (const char *p = env; *p; p++)
 		cap += *p == ',';
-	if (!(c->script = calloc(cap, sizeof *c->script)))
-		return;
-	for (const char *p = env; *p && c->n_script < cap; p = *end ? end + 1 : end) {
-		double v = strtod(p, &end);
-		if (end == p || !(v > 0))
+	if (!(v = calloc(cap, sizeof *v)))
+		return NULL;
+	for (const char *p = env; *p && *n < cap; p = *end ? end + 1 : end) {
+		double x = strtod(p, &end);
+		if (end == p || !(x > 0))
 			break;
-		c->script[c->n_script++] = v;
+		v[(*n)++] = x;
 	}
-	if (!c->n_script) {
-		free(c->script);
-		c->script = NULL;
+	if (!*n) {
+		free(v);
+		v = NULL;
 	}
+	return v;
 }
+
+/* SYSMETER_CANARY_MS (timings, ms) and SYSMETER_WAKE_US (round trips, us). */
+static void load_script(struct canary *c)
+{
+	c->script = load_list("SYSMETER_CANARY_MS", &c->n_script);
+	c->wake_script = load_list("SYSMETER_WAKE_US", &c->n_wake_script);
+}
+
+/* Exchanges per wake-up figure: about 1 ms at tens of microseconds each. */
+#define WAKE_EXCHANGES 15
+#define WAKE_WORK "a one-byte round trip over two pipes to a thread on another CPU, " \
+	"the median of 15"
 
 int canary_init(struct canary *c)
 {
@@ -116,7 +133,8 @@ int canary_init(struct canary *c)
 		c->ms = calloc(c->cap, sizeof *c->ms);
 		c->before = calloc(c->cap, sizeof *c->before);
 		c->core_hz = calloc(c->cap, sizeof *c->core_hz);
-		return c->ms && c->before && c->core_hz ? 0 : -1;
+		c->wake_us = calloc(c->cap, sizeof *c->wake_us);
+		return c->ms && c->before && c->core_hz && c->wake_us ? 0 : -1;
 	}
 	pinned = pin(c, &old);
 	if (!pinned)
@@ -130,7 +148,8 @@ int canary_init(struct canary *c)
 	c->ms = calloc(c->cap, sizeof *c->ms);
 	c->before = calloc(c->cap, sizeof *c->before);
 	c->core_hz = calloc(c->cap, sizeof *c->core_hz);
-	return c->ms && c->before && c->core_hz ? 0 : -1;
+	c->wake_us = calloc(c->cap, sizeof *c->wake_us);
+	return c->ms && c->before && c->core_hz && c->wake_us ? 0 : -1;
 }
 
 double canary_take(struct canary *c, int round)
@@ -139,7 +158,7 @@ double canary_take(struct canary *c, int round)
 	cpu_set_t old;
 	int pinned;
 
-	if (!c->ms || !c->before || !c->core_hz)
+	if (!c->ms || !c->before || !c->core_hz || !c->wake_us)
 		return NAN;
 	if (c->n == c->cap) {
 		double *m = realloc(c->ms, 2 * c->cap * sizeof *m);
@@ -155,16 +174,24 @@ double canary_take(struct canary *c, int round)
 		if (!h)
 			return NAN;
 		c->core_hz = h;
+		double *w = realloc(c->wake_us, 2 * c->cap * sizeof *w);
+		if (!w)
+			return NAN;
+		c->wake_us = w;
 		c->cap *= 2;
 	}
 	if (c->script) {
 		ms = c->script[c->n < c->n_script ? c->n : c->n_script - 1];
 		c->core_hz[c->n] = NAN;
+		c->wake_us[c->n] = c->wake_script ? c->wake_script[c->n < c->n_wake_script
+								    ? c->n : c->n_wake_script - 1]
+						  : NAN;
 	} else {
 		pinned = pin(c, &old);
 		for (int i = 0; i < CANARY_REPS; i++)
 			t[i] = time_chain(c->iterations);
 		c->core_hz[c->n] = machine_core_hz(NULL);
+		c->wake_us[c->n] = pinned ? wake_round_trip_us(c->cpu, &old, WAKE_EXCHANGES) : NAN;
 		if (pinned)
 			sched_setaffinity(0, sizeof old, &old);
 		ms = 1e3 * mean_but_longest(t, CANARY_REPS);
@@ -205,6 +232,34 @@ static json_t *core_clock_verdict(const struct canary *c)
 	o = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:b,s:f}", "min_hz", lo, "max_hz", hi, "median_hz",
 		      med, "spread", spread, "iqr", iqr, "takes", (json_int_t)k, "steady",
 		      iqr <= CANARY_CORE_STEADY, "threshold", CANARY_CORE_STEADY);
+	free(v);
+	return o;
+}
+
+/* The wake-up round trips over the run's takes: the run's level of it
+   (the median) is what the store compares between runs. */
+static json_t *wake_verdict(const struct canary *c)
+{
+	double *v = calloc(c->n + 1, sizeof *v), lo = INFINITY, hi = -INFINITY;
+	size_t k = 0;
+	json_t *o;
+
+	if (!v)
+		return json_null();
+	for (size_t i = 0; c->wake_us && i < c->n; i++)
+		if (isfinite(c->wake_us[i])) {
+			v[k++] = c->wake_us[i];
+			lo = fmin(lo, c->wake_us[i]);
+			hi = fmax(hi, c->wake_us[i]);
+		}
+	if (k == 0)
+		o = json_pack("{s:s,s:n,s:n,s:n,s:I}", "work", WAKE_WORK, "median_us", "min_us",
+			      "max_us", "takes", (json_int_t)0);
+	else
+		o = json_pack("{s:s,s:f,s:f,s:f,s:I}", "work",
+			      c->wake_script ? "scripted by SYSMETER_WAKE_US (a test)" : WAKE_WORK,
+			      "median_us", stats_quantile(v, k, 0.5), "min_us", lo, "max_us", hi,
+			      "takes", (json_int_t)k);
 	free(v);
 	return o;
 }
@@ -267,10 +322,12 @@ json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
 		spread = stats_drift(c->ms, c->n, CANARY_THRESHOLD, &ref, off);
 	any = mark(c, rounds, off, drifted) > 0;
 	for (size_t i = 0; i < c->n; i++)
-		jsonutil_append(timings, json_pack("{s:o,s:f,s:b,s:o}", "before_round",
+		jsonutil_append(timings, json_pack("{s:o,s:f,s:b,s:o,s:o}", "before_round",
 			c->before[i] < 0 ? json_null() : json_integer(c->before[i]), "ms", c->ms[i],
 			"off", off && c->n >= 2 && off[i], "core_hz",
-			c->core_hz && isfinite(c->core_hz[i]) ? json_real(c->core_hz[i]) : json_null()));
+			c->core_hz && isfinite(c->core_hz[i]) ? json_real(c->core_hz[i]) : json_null(),
+			"wake_us",
+			c->wake_us && isfinite(c->wake_us[i]) ? json_real(c->wake_us[i]) : json_null()));
 	for (int r = 0; r < rounds; r++)
 		if (drifted[r])
 			jsonutil_append(dr, json_integer(r));
@@ -286,6 +343,7 @@ json_t *canary_verdict(const struct canary *c, int rounds, int *drifted)
 							: "steady"));
 	jsonutil_set(d, "drifted_rounds", dr);
 	jsonutil_set(d, "core_clock", core_clock_verdict(c));
+	jsonutil_set(d, "wake", wake_verdict(c));
 	free(off);
 	return d;
 }
@@ -295,9 +353,13 @@ void canary_free(struct canary *c)
 	free(c->ms);
 	free(c->before);
 	free(c->core_hz);
+	free(c->wake_us);
 	free(c->script);
+	free(c->wake_script);
 	c->ms = NULL;
 	c->before = NULL;
 	c->core_hz = NULL;
+	c->wake_us = NULL;
 	c->script = NULL;
+	c->wake_script = NULL;
 }

@@ -27,11 +27,16 @@ struct canary {
 	double *ms;			/* timings, one per call of canary_take */
 	int *before;			/* before which pass (round) each was taken; -1: after the last */
 	double *core_hz;		/* the core clock beside each timing, NAN where not measured */
+	double *wake_us;		/* a cross-CPU wake-up round trip beside each
+					   timing (wake.h), NAN where not measured */
 	size_t n, cap;
 	/* SYSMETER_CANARY_MS="3.4,3.4,6.8": the timings the canary reports
 	   in turn instead of measuring (the last repeats), for tests of what
 	   the run does when the host drifts; the verdict says so. */
 	double *script; size_t n_script;
+	/* SYSMETER_WAKE_US: the same for the wake-up round trip; with a
+	   scripted canary and none, the wake-up is not measured either */
+	double *wake_script; size_t n_wake_script;
 };
 
 /* Size the workload; 0, or -1 (out of memory). */
@@ -55,8 +60,9 @@ int canary_drifted(const struct canary *c, int passes, int *drifted);
    {canary{work, cpu, iterations, threshold}, timings[{before_round, ms}],
    reference_ms, spread, verdict steady|drifted|not measured,
    drifted_rounds[], core_clock{min_hz, max_hz, median_hz, spread, iqr,
-   takes, steady}}: each timing also carries the core clock (core_hz) measured
-   just after it.  drifted[r] = 1 for each pass r (0..rounds) that a
+   takes, steady}, wake{median_us, min_us, max_us, takes}}: each timing also
+   carries the core clock (core_hz) and the wake-up round trip (wake_us)
+   measured just after it.  drifted[r] = 1 for each pass r (0..rounds) that a
    timing off the median brackets. */
 json_t *canary_verdict(const struct canary *c, int rounds, int *drifted);
 

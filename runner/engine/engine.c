@@ -745,7 +745,7 @@ static int flag_point(json_t *pj, size_t kept, const int *drifted, int passes, d
    one ran at another speed than the rest. */
 static void compare_level(struct run *r, json_t *d)
 {
-	char err[4096], a[64];
+	char err[4096], a[128], b[96];
 	json_t *h, *e;
 	size_t i;
 
@@ -765,10 +765,10 @@ static void compare_level(struct run *r, json_t *d)
 		return;
 	if (!strcmp(jsonutil_str(h, "verdict"), "shifted"))
 		printf("%-20s %-11s this whole run ran at another speed than this machine's %lld "
-		       "earlier runs (%s the median of their levels and its own, threshold %.0f %%): "
+		       "earlier runs (%s the median of their levels and its own, %s): "
 		       "compare it with them with care\n", "(host)", "shifted",
 		       (long long)json_integer_value(json_object_get(h, "runs")),
-		       results_level_ratios(h, a, sizeof a), 100 * CANARY_THRESHOLD);
+		       results_level_ratios(h, a, sizeof a), results_level_bands(h, b, sizeof b));
 	json_array_foreach(json_object_get(h, "earlier_off"), i, e)
 		printf("%-20s %-11s the earlier run %s ran at another speed than the rest (%s the "
 		       "median)\n", "(host)", "shifted", jsonutil_str(e, "run"),

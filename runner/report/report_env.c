@@ -194,7 +194,7 @@ static void history(json_t *rows, json_t *h)
 {
 	const char *v = jsonutil_str(h, "verdict");
 	long long runs = (long long)json_integer_value(json_object_get(h, "runs"));
-	char ratios[64];
+	char ratios[128];
 
 	if (!v)
 		return;

@@ -47,7 +47,7 @@ static void earlier_off_text(FILE *f, json_t *h)
 {
 	json_t *e;
 	size_t i;
-	char buf[64];
+	char buf[128];
 
 	json_array_foreach(json_object_get(h, "earlier_off"), i, e)
 		fprintf(f, "%s%s (%s)", i ? ", " : "",
@@ -61,7 +61,7 @@ static void earlier_off_text(FILE *f, json_t *h)
 static json_t *drift_view(json_t *d)
 {
 	json_t *r, *dr = json_object_get(d, "drifted_rounds"), *h = json_object_get(d, "history");
-	char rounds[256] = "", *txt = NULL, buf[64];
+	char rounds[256] = "", *txt = NULL, buf[128], wk[96];
 	size_t i, off = 0, len = 0;
 	const char *hv = jsonutil_str(h, "verdict");
 	int within = jsonutil_str(d, "verdict") && !strcmp(jsonutil_str(d, "verdict"), "drifted");
@@ -88,10 +88,10 @@ static json_t *drift_view(json_t *d)
 			shifted || n_off ? " " : "");
 	if (shifted)
 		fprintf(f, "This whole run ran at another speed than the %lld earlier runs on this "
-			"machine (%s the median of their levels and its own; threshold %.0f %%). Every "
-			"point moves with it: compare this run with those runs with care.%s",
+			"machine (%s the median of their levels and its own; %s). "
+			"Every point moves with it: compare this run with those runs with care.%s",
 			(long long)json_integer_value(json_object_get(h, "runs")),
-			results_level_ratios(h, buf, sizeof buf), 100 * jsonutil_num(h, "threshold"),
+			results_level_ratios(h, buf, sizeof buf), results_level_bands(h, wk, sizeof wk),
 			n_off ? " " : "");
 	if (n_off) {
 		fprintf(f, "Earlier run%s on this machine ran at another speed than the rest: ",

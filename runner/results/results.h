@@ -222,4 +222,8 @@ int results_status_finished(const char *st);
    measured ("" when neither), into buf. */
 const char *results_level_ratios(const json_t *o, char *buf, size_t len);
 
+/* "threshold 10 %", and ", 15 % for the cross-CPU wake-up" when the run
+   compared its wake-up: the bands the level check used, into buf. */
+const char *results_level_bands(const json_t *o, char *buf, size_t len);
+
 #endif

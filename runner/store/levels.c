@@ -30,6 +30,13 @@ double store_canary_ns(json_t *drift)
 	return ms > 0 && it > 0 && isfinite(ms) && isfinite(it) ? ms * 1e6 / it : NAN;
 }
 
+double store_wake_us(json_t *drift)
+{
+	double us = jsonutil_num(json_object_get(drift, "wake"), "median_us");
+
+	return us > 0 && isfinite(us) ? us : NAN;
+}
+
 static double dbl(const char *s)
 {
 	return s ? strtod(s, NULL) : NAN;
@@ -44,9 +51,9 @@ int store_run_levels(struct store *s, const json_t *machine, const char *run_id,
 
 	*n = 0;
 	store_fingerprint(machine, fp, sizeof fp);
-	if (store_db_exec(s, "SELECT id, started, canary_ns, core_hz FROM runs "
+	if (store_db_exec(s, "SELECT id, started, canary_ns, core_hz, wake_us FROM runs "
 			  "WHERE fingerprint = $1 AND id <> $2 AND status = 'complete' "
-			  "AND (canary_ns IS NOT NULL OR core_hz IS NOT NULL) "
+			  "AND (canary_ns IS NOT NULL OR core_hz IS NOT NULL OR wake_us IS NOT NULL) "
 			  "ORDER BY started DESC, recorded DESC, id", p, 2, &res, err, errlen) < 0)
 		return -1;
 	if (max > LEVEL_MAX_RUNS)
@@ -59,6 +66,7 @@ int store_run_levels(struct store *s, const json_t *machine, const char *run_id,
 		l->started = dbl(c[1]);
 		l->canary_ns = dbl(c[2]);
 		l->core_hz = dbl(c[3]);
+		l->wake_us = dbl(c[4]);
 		(*n)++;
 	}
 	store_result_free(&res);

@@ -81,7 +81,7 @@ static int del_run(struct rec *r)
 static int put_run(struct rec *r, const json_t *m, const char *dir, const char *msha)
 {
 	const json_t *mach = json_object_get(m, "machine"), *runner = json_object_get(m, "runner");
-	char fp[32], b1[64], b2[64], b3[64], b4[64], b5[64], b6[64], seed[32];
+	char fp[32], b1[64], b2[64], b3[64], b4[64], b5[64], b6[64], b7[64], seed[32];
 	const char *seed_text = json_string_value(json_object_get(m, "seed_text"));
 	char *opts = json_dumps(json_object_get(m, "options") ? json_object_get(m, "options")
 							       : json_null(),
@@ -103,8 +103,8 @@ static int put_run(struct rec *r, const json_t *m, const char *dir, const char *
 	if (rc == 0)
 		rc = EXEC(r, "INSERT INTO runs (id, started, finished, fingerprint, hostname, kernel, "
 			  "git_commit, runner_version, seed, options, status, exit_code, run_dir, "
-			  "manifest_sha256, recorded, canary_ns, core_hz) VALUES ($1, $2, $3, $4, $5, "
-			  "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+			  "manifest_sha256, recorded, canary_ns, core_hz, wake_us) VALUES ($1, $2, $3, "
+			  "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 			  r->run_id,
 			  dnum(store_iso_seconds(json_string_value(json_object_get(m, "started"))), b1,
 			       sizeof b1),
@@ -120,7 +120,8 @@ static int put_run(struct rec *r, const json_t *m, const char *dir, const char *
 			  dnum(now_s(), b4, sizeof b4),
 			  dnum(store_canary_ns(json_object_get(m, "drift")), b5, sizeof b5),
 			  dnum(jsonutil_num(json_object_get(json_object_get(m, "drift"), "core_clock"),
-					    "median_hz"), b6, sizeof b6));
+					    "median_hz"), b6, sizeof b6),
+			  dnum(store_wake_us(json_object_get(m, "drift")), b7, sizeof b7));
 	free(opts);
 	free(facts);
 	return rc;

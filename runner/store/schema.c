@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 static const char schema_v3[] =
 	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);\n"
@@ -28,7 +28,7 @@ static const char schema_v3[] =
 	"  fingerprint TEXT, hostname TEXT, kernel TEXT, git_commit TEXT, runner_version TEXT,\n"
 	"  seed TEXT, options TEXT, status TEXT, exit_code INTEGER, run_dir TEXT NOT NULL,\n"
 	"  manifest_sha256 TEXT, recorded DOUBLE PRECISION,\n"
-	"  canary_ns DOUBLE PRECISION, core_hz DOUBLE PRECISION);\n"
+	"  canary_ns DOUBLE PRECISION, core_hz DOUBLE PRECISION, wake_us DOUBLE PRECISION);\n"
 	"CREATE TABLE IF NOT EXISTS experiments (\n"
 	"  name TEXT NOT NULL, spec_sha256 TEXT NOT NULL, PRIMARY KEY (name, spec_sha256));\n"
 	"CREATE TABLE IF NOT EXISTS run_experiments (\n"
@@ -60,9 +60,14 @@ static const char migrate_2_3[] =
 	"ALTER TABLE runs ADD COLUMN canary_ns DOUBLE PRECISION;\n"
 	"ALTER TABLE runs ADD COLUMN core_hz DOUBLE PRECISION;\n";
 
+/* version 3 -> 4 */
+static const char migrate_3_4[] =
+	"ALTER TABLE runs ADD COLUMN wake_us DOUBLE PRECISION;\n";
+
 static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
 	[1] = migrate_1_2,	/* migrations[v]: from v to v + 1 */
 	[2] = migrate_2_3,
+	[3] = migrate_3_4,
 };
 
 /* The version recorded, 0 for a store with no schema yet; -1 with err. */

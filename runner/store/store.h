@@ -89,17 +89,20 @@ int store_rerun_history(struct store *s, json_t *result, const json_t *machine, 
 			char *err, size_t errlen);
 
 /* One earlier run's level: the drift check's canary per link of its
-   chain (ns) and the core clock's median over the run (Hz), NAN where the
-   run did not measure it. */
+   chain (ns), the core clock's median over the run (Hz) and its cross-CPU
+   wake-up round trip's median (us), NAN where the run did not measure it. */
 struct store_level {
 	char run_id[256];
 	double started;			/* unix seconds */
-	double canary_ns, core_hz;
+	double canary_ns, core_hz, wake_us;
 };
 
 /* A run's canary per link (ns) from its manifest's "drift"; NAN when the
    run has none. */
 double store_canary_ns(json_t *drift);
+
+/* A run's wake-up round trip (us, drift.wake.median_us); NAN when none. */
+double store_wake_us(json_t *drift);
 
 /* The newest complete runs (at most max, and 10) on the machine's
    fingerprint other than run_id that recorded a level, newest first,
