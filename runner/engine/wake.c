@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,7 +72,15 @@ double wake_round_trip_us(int cpu, const cpu_set_t *allowed, int n)
 		return NAN;
 	}
 	e = (struct echo){ .in = ping[0], .out = pong[1], .cpu = far };
-	if (pthread_create(&th, NULL, echo, &e) != 0) {
+	/* the thread starts with every signal blocked, so that Ctrl-C lands on
+	   this thread (its read returns EINTR: the measurement ends) and never
+	   ends the echo while this side waits for it */
+	sigset_t all, was;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	int rc = pthread_create(&th, NULL, echo, &e);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (rc != 0) {
 		close(ping[0]), close(ping[1]), close(pong[0]), close(pong[1]);
 		return NAN;
 	}
@@ -83,7 +92,8 @@ double wake_round_trip_us(int cpu, const cpu_set_t *allowed, int n)
 		if (i >= 0)
 			t[i] = now_us() - t0;
 	}
-	close(ping[1]);		/* EOF ends the thread */
+	close(ping[1]);		/* EOF ends the thread (a byte it still echoes
+				   lands in pong's buffer, never blocks it) */
 	pthread_join(th, NULL);
 	close(ping[0]), close(pong[0]), close(pong[1]);
 	if (ok)
