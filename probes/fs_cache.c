@@ -12,7 +12,10 @@
  *         of the file cached before the pass, mincore), limit (bytes, 0 =
  *         none), and at setup the kernel's MemTotal, MemAvailable and
  *         Cached (bytes) to set the knee beside; file_bytes, the size
- *         measured (what the file_cache finding places the knee by).
+ *         measured (what the file_cache finding places the knee by);
+ *         hit_share, the share of the pass's reads that hit the cache, by a
+ *         split calibrated at setup (cal_cached_us, cal_device_us: a block
+ *         read twice, and read with O_DIRECT), random order only.
  * Method: with `limit` > 0 the probe's process is moved into a child memory
  *         cgroup of its own (v1: memory.limit_in_bytes; v2: memory.max)
  *         named sysmeter-fs-PID, so the knee of a chosen limit is found
@@ -45,7 +48,17 @@
 #include "probe_time.h"
 
 enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVAIL,
-       FC_M_CACHED, FC_M_BYTES };
+       FC_M_CACHED, FC_M_BYTES, FC_M_HIT, FC_M_CAL_CACHED, FC_M_CAL_DEVICE };
+
+/* Setup's calibration: FC_CAL blocks, each read once past the page cache
+   (O_DIRECT: a device read that leaves the cache as it was; dropping a
+   block's pages would not do, since a page inside a large folio stays) and
+   once through it, twice (the second a cached read).  A pass's read faster
+   than the geometric mean of the two medians is a hit; with the device less
+   than FC_CAL_SPLIT times the cache (a tmpfs, a disk the host caches in its
+   memory), or no O_DIRECT, no hit share is reported. */
+#define FC_CAL 31
+#define FC_CAL_SPLIT 4.0
 
 #define FC_PREFIX "sysmeter-fs-"
 
@@ -66,6 +79,7 @@ struct fc_state {
 	int random;
 	uint64_t aff_a, aff_c;	/* size_avail: affine order instead of `order` */
 	double *lat, meminfo[3];
+	double cal_cached, cal_device, hit_below;	/* us; hit_below NAN: no split */
 	char path[4096], cg[4096], cg_parent[4096];
 };
 
@@ -105,6 +119,14 @@ static const struct probe_metric fc_metrics[] = {
 	[FC_M_CACHED] = { "cached", "bytes", "Cached at setup" },
 	[FC_M_BYTES] = { "file_bytes", "bytes",
 			 "the size measured (size, or size_avail x MemAvailable at setup)" },
+	[FC_M_HIT] = { "hit_share", "ratio",
+		       "share of the pass's reads faster than the calibrated split between a "
+		       "cached and a device read (random order only)" },
+	[FC_M_CAL_CACHED] = { "cal_cached_us", "us",
+			      "setup's calibration: median read of a block just read" },
+	[FC_M_CAL_DEVICE] = { "cal_device_us", "us",
+			      "setup's calibration: median O_DIRECT read of a block (past the "
+			      "page cache)" },
 	{ .name = NULL },
 };
 
@@ -313,6 +335,54 @@ static int fc_whole_machine(struct fc_state *st, const struct fc_cfg *c, const c
 	return 0;
 }
 
+/* Times FC_CAL blocks spread over the file, by O_DIRECT and then cached,
+   and sets the hit/miss split of fc_sample from the two medians.  Random
+   order only: with readahead on a miss is not one read of its own. */
+static void fc_calibrate(struct fc_state *st, const struct probe_host *h)
+{
+	double dev[FC_CAL], hit[FC_CAL];
+	size_t k = 0, mem, off_align;
+	void *dbuf = NULL;
+	char *buf = malloc((size_t)st->block);
+	int dfd = st->random ? open(st->path, O_RDONLY | O_DIRECT | O_CLOEXEC) : -1;
+
+	st->cal_cached = st->cal_device = st->hit_below = NAN;
+	if (dfd >= 0) {
+		fs_dio_align(dfd, &mem, &off_align);
+		if (st->block % off_align != 0 ||
+		    posix_memalign(&dbuf, mem > sizeof(void *) ? mem : sizeof(void *),
+				   (size_t)st->block) != 0)
+			dbuf = NULL;
+	}
+	for (uint64_t j = 0; buf && dbuf && st->nblocks >= FC_CAL && j < FC_CAL; j++) {
+		off_t off = (off_t)((j * st->nblocks / FC_CAL) * st->block);
+		uint64_t t0, t1, t2;
+
+		t0 = pt_start();
+		if (pread(dfd, dbuf, (size_t)st->block, off) != (ssize_t)st->block)
+			break;
+		t1 = pt_stop();
+		if (pread(st->fd, buf, (size_t)st->block, off) != (ssize_t)st->block)
+			break;
+		t2 = pt_start();
+		if (pread(st->fd, buf, (size_t)st->block, off) != (ssize_t)st->block)
+			break;
+		dev[k] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
+		hit[k++] = pt_ticks_to_ns(pt_stop() - t2, h->tsc_hz) / 1000.0;
+		st->sum += fs_sum(buf, (size_t)st->block);
+	}
+	free(buf);
+	free(dbuf);
+	if (dfd >= 0)
+		close(dfd);
+	if (k < FC_CAL)
+		return;
+	st->cal_device = fs_quantile(dev, k, 0.5);
+	st->cal_cached = fs_quantile(hit, k, 0.5);
+	if (st->cal_device > FC_CAL_SPLIT * st->cal_cached && st->cal_cached > 0)
+		st->hit_below = sqrt(st->cal_device * st->cal_cached);
+}
+
 static int fc_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -380,6 +450,8 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	/* random: each timed read is that block alone (no readahead) */
 	if (!rc && st->random)
 		(void)posix_fadvise(st->fd, 0, 0, POSIX_FADV_RANDOM);
+	if (!rc)
+		fc_calibrate(st, h);
 	return rc;
 }
 
@@ -388,7 +460,7 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 {
 	struct fc_state *st = state;
 	double res = fs_resident(st->fd, st->size);
-	uint64_t ticks = 0, t0, t1, sum = 0;
+	uint64_t ticks = 0, t0, t1, sum = 0, hits = 0;
 	char *buf = malloc((size_t)st->block);
 
 	(void)iterations;	/* fixed: one pass */
@@ -414,6 +486,7 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 		sum += fs_sum(buf, (size_t)st->block);
 		ticks += t1 - t0;
 		st->lat[i] = pt_ticks_to_ns(t1 - t0, h->tsc_hz) / 1000.0;
+		hits += st->lat[i] < st->hit_below;
 	}
 	free(buf);
 	pt_sink_u64(sum);
@@ -430,6 +503,9 @@ static int fc_sample(void *state, uint64_t iterations, const struct probe_host *
 	out->extra[FC_M_AVAIL] = st->meminfo[1];
 	out->extra[FC_M_CACHED] = st->meminfo[2];
 	out->extra[FC_M_BYTES] = (double)st->size;
+	out->extra[FC_M_HIT] = isfinite(st->hit_below) ? (double)hits / (double)st->nreads : NAN;
+	out->extra[FC_M_CAL_CACHED] = st->cal_cached;
+	out->extra[FC_M_CAL_DEVICE] = st->cal_device;
 	return 0;
 }
 
@@ -460,7 +536,7 @@ static void fc_teardown(void *state)
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "fs_cache",
-	.version = "1.1",
+	.version = "1.2",
 	.summary = "second-read time per block by file size: the knee is the file cache",
 	.unit = "us",
 	.bigger_is_better = 0,

@@ -43,12 +43,20 @@ assert r["128MiB"] > 0.9, r
 # 512 MiB does not: about half of it is read from the device
 assert r["512MiB"] < 0.8, r
 assert e["512MiB"] > 5 * e["128MiB"], e
+# the reads that hit (faster than the split between a cached and an
+# O_DIRECT read timed at setup) are the share cached before the pass:
+# 2048 random reads of 16k-128k blocks barely change what is cached
+h = {s: extra(k, "hit_share") for s, k in at.items()}
+for s in at:
+    assert abs(h[s] - r[s]) < 0.1, (s, h[s], r[s])
+    assert extra(at[s], "cal_device_us") > 4 * extra(at[s], "cal_cached_us"), s
 for k in pts:
     assert extra(k, "limit") == 256 << 20, k
     assert extra(k, "mem_total") > extra(k, "mem_available") > 0, k
 # the file_cache finding: the size fitted to the curve lies between 128 and
 # 512 MiB and near the most the probe counted cached (mincore)
 f = d["findings"]["file_cache"]
+assert f["fitted_to"] == "miss_share", f
 assert 128 << 20 < f["knee_bytes"] < 512 << 20, f
 assert abs(f["knee_bytes"] / f["most_cached_bytes"] - 1) < 0.3, f
 assert f["limit_bytes"] == 256 << 20 and f["mem_available"] > 0, f
@@ -99,7 +107,7 @@ assert "times the limit" in f["summary"], f["summary"]
 		--set 'file_cache_machine.params.size_avail=[0.001, 0.002]' \
 		--set 'file_cache_machine.params.file_mem=0.004'
 	mem_check file_cache_machine us '
-assert d["probe"]["version"] == "1.1", d["probe"]["version"]
+assert d["probe"]["version"] == "1.2", d["probe"]["version"]
 for k, p in pts.items():
     f = float(p["params_text"]["size_avail"])
     for s in p["samples"]:
@@ -109,6 +117,7 @@ for k, p in pts.items():
         assert x["file_bytes"] == (int(f * x["mem_available"]) // 4096) * 4096, (k, x)
         # a few MiB of a machine with GiBs available: the second read is cached
         assert x["resident"] >= 0.99, (k, x["resident"])
+        assert x["hit_share"] >= 0.9, (k, x["hit_share"])
     assert est(k) < 50, (k, est(k))
 '
 	# both points read a prefix of one file: file_mem x MemTotal, rounded up to 64 MiB
@@ -116,6 +125,21 @@ for k, p in pts.items():
 	want=$(python3 -c "import math,sys; s=64<<20; print(math.ceil(0.004*$total/s)*s)")
 	run ls "$FSDIR"
 	[ "$output" = "sysmeter-$want-0000000000000001.dat" ] || { echo "$output (want $want)"; false; }
+}
+
+@test "fs_cache: on a tmpfs a device read is a memory copy: no hit share, the time fit" {
+	fs_tmpfs "$BATS_TEST_TMPDIR/mem" 160m
+	mem_run "$FIX/file_cache_size.yaml" --set "file_cache_size.params.dir=$BATS_TEST_TMPDIR/mem" \
+		--set 'file_cache_size.params.size=[4MiB, 8MiB, 16MiB]' --set file_cache_size.params.limit=0
+	mem_check file_cache_size us '
+for k, p in pts.items():
+    x = p["extra"]
+    # no O_DIRECT on this tmpfs, or one no slower than the cache: no split
+    assert x.get("hit_share", {}).get("median") is None, (k, x.get("hit_share"))
+    dev, cac = x["cal_device_us"].get("median"), x["cal_cached_us"].get("median")
+    assert dev is None or dev < 4 * cac, (k, dev, cac)
+assert d["findings"]["file_cache"].get("fitted_to") in (None, "time"), d["findings"]["file_cache"]
+'
 }
 
 @test "fs_cache: whole machine without the disk space for its file: skipped with the reason" {
