@@ -160,3 +160,16 @@ r() { echo "$OUT/$1/results/$2.json"; }
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id pn "$BATS_TEST_TMPDIR/pn.yaml"
 	[ "$(json "$(r pn pn)" 'd["points"][0]["prediction"]')" = null ]
 }
+
+@test "the report writes a spread past 100 % in whole percent, never as 1.2e+02" {
+	run "$RUNNER" --no-report --no-store -q -o "$OUT" --run-id a --seed 5 "$S/episode.yaml"
+	[ "$status" -eq 0 ]
+	run "$RUNNER" report "$OUT/a" --format md
+	[ "$status" -eq 0 ]
+	row=$(grep -A2 '| rerun |' "$OUT/a/report.md" | tail -1)
+	echo "$row"
+	# the rerun cell and the rounds' CV: over 100 % here, whole numbers
+	[[ "$row" =~ \|\ ±[0-9]{3,}\ %\ \| ]]
+	[[ "$row" =~ \|\ 3\ \([0-9]{3,}\ %\)\ \| ]]
+	[[ "$row" != *e+* ]]
+}

@@ -202,21 +202,35 @@ double canary_take(struct canary *c, int round)
 	return ms;
 }
 
+/* The finite values of a[0..n) (a may be NULL: none) in a new array,
+   their count in *k and their range in *lo, *hi; NULL when out of memory.
+   A take whose side measurement failed is NaN and counts for nothing. */
+static double *finite_takes(const double *a, size_t n, size_t *k, double *lo, double *hi)
+{
+	double *v = calloc(n + 1, sizeof *v);
+
+	*k = 0;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t i = 0; v && a && i < n; i++)
+		if (isfinite(a[i])) {
+			v[(*k)++] = a[i];
+			*lo = fmin(*lo, a[i]);
+			*hi = fmax(*hi, a[i]);
+		}
+	return v;
+}
+
 /* The core clock over the run's takes: did it hold still? */
 static json_t *core_clock_verdict(const struct canary *c)
 {
-	double *v = calloc(c->n + 1, sizeof *v), lo = INFINITY, hi = -INFINITY, med, spread, iqr;
-	size_t k = 0;
+	double lo, hi, med, spread, iqr;
+	size_t k;
+	double *v = finite_takes(c->core_hz, c->n, &k, &lo, &hi);
 	json_t *o;
 
 	if (!v)
 		return json_null();
-	for (size_t i = 0; c->core_hz && i < c->n; i++)
-		if (isfinite(c->core_hz[i])) {
-			v[k++] = c->core_hz[i];
-			lo = fmin(lo, c->core_hz[i]);
-			hi = fmax(hi, c->core_hz[i]);
-		}
 	if (k < 2) {
 		free(v);
 		return json_pack("{s:n,s:n,s:n,s:n,s:I,s:n}", "min_hz", "max_hz", "median_hz",
@@ -240,18 +254,13 @@ static json_t *core_clock_verdict(const struct canary *c)
    (the median) is what the store compares between runs. */
 static json_t *wake_verdict(const struct canary *c)
 {
-	double *v = calloc(c->n + 1, sizeof *v), lo = INFINITY, hi = -INFINITY;
-	size_t k = 0;
+	double lo, hi;
+	size_t k;
+	double *v = finite_takes(c->wake_us, c->n, &k, &lo, &hi);
 	json_t *o;
 
 	if (!v)
 		return json_null();
-	for (size_t i = 0; c->wake_us && i < c->n; i++)
-		if (isfinite(c->wake_us[i])) {
-			v[k++] = c->wake_us[i];
-			lo = fmin(lo, c->wake_us[i]);
-			hi = fmax(hi, c->wake_us[i]);
-		}
 	if (k == 0)
 		o = json_pack("{s:s,s:n,s:n,s:n,s:I}", "work", WAKE_WORK, "median_us", "min_us",
 			      "max_us", "takes", (json_int_t)0);

@@ -80,6 +80,14 @@ static json_t *swept_cells(json_t *pt, json_t *swept)
 	return cells;
 }
 
+/* A percentage to two figures, in whole percent from 100 up ("120",
+   never "1.2e+02", which %.2g prints there). */
+static const char *pct(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, fabs(v) < 100 ? "%.2g" : "%.0f", v);
+	return buf;
+}
+
 /* Where a rerun's estimate should land, as "±8.1 %" of the estimate (the
    wider side; the interval is symmetric on the log scale): the figure a
    reader compares with another run's, which the CI is not. */
@@ -94,10 +102,12 @@ static json_t *rerun_cell(json_t *pt)
 	       hi = json_number_value(json_array_get(iv, 1));
 	int has = json_array_size(iv) == 2 && isfinite(est) && est != 0 && hi >= lo;
 
+	char b[32];
+
 	json_decref(own);
 	if (!has)
 		return report_view_str(REPORT_VIEW_DASH);
-	return report_view_strf("±%.2g %%", fmax(hi - est, est - lo) / fabs(est) * 100);
+	return report_view_strf("±%s %%", pct(fmax(hi - est, est - lo) / fabs(est) * 100, b, sizeof b));
 }
 
 static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
@@ -131,9 +141,12 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	report_view_put(p, "n", json_is_integer(n) ?
 		 report_view_strf("%lld", (long long)json_integer_value(n)) : report_view_str(REPORT_VIEW_DASH));
 	/* rounds and their spread: "5 (1.2 %)" */
-	if (json_is_integer(nr) && isfinite(bcv))
-		report_view_put(p, "rounds", report_view_strf("%lld (%.2g %%)", (long long)json_integer_value(nr),
-							      bcv * 100));
+	if (json_is_integer(nr) && isfinite(bcv)) {
+		char b[32];
+
+		report_view_put(p, "rounds", report_view_strf("%lld (%s %%)", (long long)json_integer_value(nr),
+							      pct(bcv * 100, b, sizeof b)));
+	}
 	else if (json_is_integer(nr))
 		report_view_put(p, "rounds", report_view_strf("%lld", (long long)json_integer_value(nr)));
 	else
