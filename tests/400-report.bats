@@ -185,6 +185,28 @@ setup_file() {
 	[ -z "$output" ] || { echo "$output"; false; }
 }
 
+@test "report: a main table with long cells is set smaller, never past the page" {
+	have_tex || skip "no TeX installation"
+	R="$BATS_TEST_TMPDIR/r"
+	copy_run "$R"
+	long='4096 (one page: a TLB entry per load, every load a miss)'
+	replace_in "$R/results/ram_access.json" '"stride": "4096"' "\"stride\": \"$long\""
+	run "$RUNNER" report "$R"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the table's font line: \scriptsize with 1.8 pt between columns, as any
+	# two swept parameters once got, passes the page by far
+	grep -qF "$long &" "$R/report.tex"
+	run grep -m1 -B1 '^\\begin{longtable}{@{}\*{2}{l}' "$R/report.tex"
+	echo "$output"
+	[[ "$output" == *'{\tiny\setlength{\tabcolsep}{1.5pt}'* ||
+	   "$output" == *'{\scriptsize\setlength{\tabcolsep}{1pt}'* ]]
+	run awk '/Overfull \\hbox \(/ { w = $3; sub(/\(/, "", w); sub(/pt/, "", w); if (w + 0 > 1) print }' "$R/report.log"
+	[ -z "$output" ] || { echo "$output"; false; }
+	# the fixture as it is: two swept columns of short cells fit in \footnotesize
+	run grep -m1 -B1 '^\\begin{longtable}{@{}\*{2}{l}' "$FULL/report.tex"
+	[[ "$output" == *'{\footnotesize\setlength{\tabcolsep}{3.5pt}'* ]] || { echo "$output"; false; }
+}
+
 @test "report: LaTeX specials, Markdown pipes and backquotes come out literal" {
 	R="$BATS_TEST_TMPDIR/run"
 	copy_run "$R"

@@ -196,9 +196,6 @@ static void add_heading(json_t *e, json_t *mexp, json_t *res, json_t *swept,
 	}
 	report_view_put(e, "swept", arr);
 	report_view_put(e, "n_swept", report_view_strf("%zu", json_array_size(swept)));
-	/* two swept columns or more beside the main table's columns (the
-	   rerun column among them) pass a page's width in \footnotesize */
-	report_view_put(e, "wide_table", json_boolean(json_array_size(swept) >= 2));
 	report_view_put(e, "has_swept", json_boolean(json_array_size(swept) > 0));
 }
 
@@ -248,6 +245,7 @@ json_t *report_experiment_view(struct report_model *rm, json_t *mexp, json_t *su
 	add_heading(e, mexp, res, swept, &d);
 
 	n_ok = report_points_add(e, points, swept, &d);
+	report_points_table_size(e);
 	report_points_extras(e, res, points, swept);
 	/* when nothing was measured, the experiment's reason or its first
 	   point's */

@@ -548,3 +548,84 @@ void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept)
 	report_view_put(e, "extras", rows);
 	report_view_put(e, "has_extras", json_boolean(any && n_metrics > 0));
 }
+
+/* Characters of a view string (UTF-8 code points: "±" is one). */
+static size_t text_chars(json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The widest of column `key` of the points' rows (and of its header). */
+static size_t column_chars(json_t *pts, const char *key, const char *head, int cycles)
+{
+	size_t w = strlen(head), i;
+	json_t *p;
+
+	json_array_foreach(pts, i, p) {
+		json_t *row = cycles ? json_object_get(p, "cycles") : p;
+		size_t c = text_chars(json_object_get(row, key));
+
+		w = c > w ? c : w;
+	}
+	return w;
+}
+
+/* The LaTeX main table's sizes, largest first: font size and the space on
+   each side of a column (pt).  The text width is A4's 595 pt less two
+   2.2 cm margins (templates/report.tex); a character of these tables
+   averages 0.55 em (measured: a 15-column table of 110 characters at the
+   widest cells set 1.5 pt too wide in \scriptsize with 1.8 pt).  A 3 %
+   margin keeps a close estimate off the edge. */
+#define TABLE_TEXT_PT 472.4
+#define TABLE_EM_PER_CHAR 0.55
+static const struct {
+	double font_pt, sep_pt;
+} table_sizes[] = { { 8, 3.5 }, { 7, 1.8 }, { 7, 1.0 }, { 5, 1.5 } };
+
+void report_points_table_size(json_t *e)
+{
+	static const char *const keys[] = { "predicted", "estimate", "mean", "median", "std", "ci" };
+	static const char *const heads[] = { "predicted", "measured", "mean", "median", "std", "CI" };
+	json_t *pts = json_object_get(e, "points"), *sw;
+	size_t chars = 0, cols = 0, i, k, fit;
+
+	json_array_foreach(json_object_get(e, "swept"), i, sw) {
+		size_t w = text_chars(json_object_get(sw, "name")), j;
+		json_t *p;
+
+		json_array_foreach(pts, j, p) {
+			size_t c = text_chars(json_object_get(json_array_get(json_object_get(p, "swept"), i),
+							      "value"));
+			w = c > w ? c : w;
+		}
+		chars += w;
+		cols++;
+	}
+	for (k = 0; k < sizeof keys / sizeof *keys; k++, cols++)
+		chars += column_chars(pts, keys[k], heads[k], 0);
+	chars += column_chars(pts, "n", "n", 0) + column_chars(pts, "outliers", "outliers", 0);
+	cols += 2;
+	if (json_is_true(json_object_get(e, "has_rounds"))) {
+		chars += column_chars(pts, "rerun", "rerun", 0) +
+			 column_chars(pts, "rounds", "rounds (CV)", 0);
+		cols += 2;
+	}
+	if (json_is_true(json_object_get(e, "has_cycles"))) {
+		const char *word = json_string_value(json_object_get(e, "cycle_word"));
+
+		chars += column_chars(pts, "estimate", word ? word : "cycles", 1);
+		cols++;
+	}
+	for (fit = 0; fit + 1 < sizeof table_sizes / sizeof *table_sizes; fit++)
+		if ((double)chars * TABLE_EM_PER_CHAR * table_sizes[fit].font_pt +
+		    (double)(cols - 1) * 2 * table_sizes[fit].sep_pt <= 0.97 * TABLE_TEXT_PT)
+			break;
+	report_view_put(e, "wide_table", json_boolean(fit >= 1));
+	report_view_put(e, "wider_table", json_boolean(fit >= 2));
+	report_view_put(e, "widest_table", json_boolean(fit >= 3));
+}

@@ -25,6 +25,13 @@ char *report_points_label(json_t *pt, json_t *swept, const char *sep);
    value. */
 int report_points_add(json_t *e, json_t *points, json_t *swept, const struct report_unit *d);
 
+/* Put wide_table, wider_table and widest_table in e, set by report_points_add
+   (its points, has_rounds) and the heading (swept, has_cycles, cycle_word):
+   how much smaller than \footnotesize with 3.5 pt between columns the
+   LaTeX table must be set to stay within an A4 page with 2.2 cm margins,
+   estimated from its longest cell per column. */
+void report_points_table_size(json_t *e);
+
 /* Put metrics, n_metrics, extras and has_extras in e: the medians of the
    metrics res's probe declares, per point. */
 void report_points_extras(json_t *e, json_t *res, json_t *points, json_t *swept);
