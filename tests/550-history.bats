@@ -157,6 +157,28 @@ assert "fx over time" in text and "noise=0.001" in text, text' "$BATS_TEST_TMPDI
 	[ "$(ls -A "$BATS_TEST_TMPDIR" | grep -c history-chart)" -eq 0 ]
 }
 
+@test "history --chart: a ring around each run the machine ran off its pace, none when it held" {
+	command -v gnuplot >/dev/null || skip "gnuplot not installed"
+	CANARY=3.0 runs 100 b1 b2 b3
+	CANARY=3.7 runs 120 s1
+	run "$RUNNER" history fx -o "$OUT" --chart "$BATS_TEST_TMPDIR/h.svg"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the legend names the mark; s1 (3.7 ms against a median of 3.0) in
+	# both series: two rings
+	python3 -c 'import sys, re
+t = open(sys.argv[1]).read()
+assert "machine off its pace (canary)" in t, "no legend entry"
+legend = t.index("machine off its pace (canary)")
+rings = re.findall(r"<use xlink:href=.#gpPt5.", t[legend:])
+assert len(rings) == 3, len(rings)    # the legend sample and two runs
+' "$BATS_TEST_TMPDIR/h.svg"
+	rm -rf "$OUT"
+	CANARY=3.0 runs 100 b1 b2 b3
+	run "$RUNNER" history fx -o "$OUT" --chart "$BATS_TEST_TMPDIR/h2.svg"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	! grep -q "off its pace" "$BATS_TEST_TMPDIR/h2.svg" || false
+}
+
 @test "history: --where, --host and --since select" {
 	runs 100 b1 b2
 	run "$RUNNER" history fx -o "$OUT" --where noise=0.001
