@@ -18,7 +18,7 @@ spec() {
 	printf '%s\n' "$@" >"$D/$name.yaml"
 }
 
-@test "every point has its rounds, each sample its round; with 3 rounds their median and a t-interval" {
+@test "every point has its rounds, each sample its round; with 3 rounds their median and their range at 75 %" {
 	spec st 'probe: series' 'params: {shape: stationary, noise: 0.05}' 'rounds: 3' \
 		'repetitions: 30' 'iterations: 1' 'warmup: 1'
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a --seed 5 "$D/st.yaml"
@@ -28,10 +28,12 @@ spec() {
 	[ "$(json "$f" '[x["n"] for x in d["points"][0]["rounds"]]')" = "[10, 10, 10]" ]
 	[ "$(json "$f" 'sorted(set(s["round"] for s in d["points"][0]["samples"]))')" = "[0, 1, 2]" ]
 	[ "$(json "$f" 'all(set(x) >= {"round","estimate","n","n_invalid","started_s","cpu","warmup_taken","warmup_reason"} for x in d["points"][0]["rounds"])')" = true ]
-	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = t_rounds ]
-	# estimate = median of the round estimates, CI = mean +- t(0.975, 2) s / sqrt(3)
+	[ "$(json "$f" 'd["points"][0]["ci_method"]')" = median_rounds ]
+	# estimate = median of the round estimates, CI = their range, which holds
+	# the median with probability 1 - 2 / 2^3 (never a t-interval: 2.5x wider)
 	[ "$(json "$f" '(lambda p, e: abs(p["estimate"] - sorted(e)[1]) < 1e-9)(d["points"][0], [x["estimate"] for x in d["points"][0]["rounds"]])')" = true ]
-	[ "$(json "$f" '(lambda p, e: (lambda m: abs((p["ci"][1] - p["ci"][0]) / 2 - 4.302652729749464 * (sum((x - m) ** 2 for x in e) / 2) ** 0.5 / 3 ** 0.5) < 1e-6)(sum(e) / 3))(d["points"][0], [x["estimate"] for x in d["points"][0]["rounds"]])')" = true ]
+	[ "$(json "$f" '(lambda p, e: p["ci"] == [min(e), max(e)])(d["points"][0], [x["estimate"] for x in d["points"][0]["rounds"]])')" = true ]
+	[ "$(json "$f" 'd["points"][0]["ci_level"]')" = 0.75 ]
 	# each round's estimate is the median of its own samples
 	[ "$(json "$f" '(lambda p: all(abs(sorted(s["value"] for s in p["samples"] if s["round"] == k and not s["warmup"])[4:6][0] / 2 + sorted(s["value"] for s in p["samples"] if s["round"] == k and not s["warmup"])[4:6][1] / 2 - p["rounds"][k]["estimate"]) < 1e-6 for k in range(3)))(d["points"][0])')" = true ]
 }

@@ -209,8 +209,8 @@ json_t *report_method_text(json_t *spec, json_t *points, const char *unit)
 		fputs("samples", f);
 	}
 	/* as results/analyze.c's rounds_interval: the median of the rounds'
-	   estimates; from 5 rounds its order-statistic interval, below a
-	   t-interval */
+	   estimates and its order-statistic interval, below 5 rounds their
+	   range at 1 - 2^(1-n) */
 	if (json_is_object(json_object_get(spec, "rounds_adaptive")))
 		adaptive_rounds(f, json_object_get(spec, "rounds_adaptive"), points);
 	else if (jsonutil_num(spec, "rounds") >= 5)
@@ -219,7 +219,9 @@ json_t *report_method_text(json_t *spec, json_t *points, const char *unit)
 			"order-statistic interval)", jsonutil_num(spec, "rounds"));
 	else if (jsonutil_num(spec, "rounds") > 1)
 		fprintf(f, " in %.0f rounds (each a fresh process, interleaved with the other points; "
-			"the CI is a t-interval over the rounds' estimates)", jsonutil_num(spec, "rounds"));
+			"the estimate is the median of the rounds' estimates, the CI their range, which "
+			"holds that median with probability %.4g %%)", jsonutil_num(spec, "rounds"),
+			100 * (1 - pow(0.5, jsonutil_num(spec, "rounds") - 1)));
 	if (isfinite(jsonutil_num(spec, "warmup")))
 		fprintf(f, " after %.0f warm-up sample%s", jsonutil_num(spec, "warmup"),
 			jsonutil_num(spec, "warmup") == 1 ? "" : "s");

@@ -217,11 +217,11 @@ double stats_drift(const double *c, size_t n, double threshold, double *referenc
 
 /* ---- rounds (rounds.c) ---------------------------------------------------
  * A point measured in rounds: x[0..n) its rounds' estimates (NaN: a round
- * with none).  The estimate is their median; the interval, with 5 or more
+ * with none).  The estimate is their median; the interval, with 2 or more
  * finite values, the order-statistic interval of stats_median_interval at
- * 95 % (*method "median_rounds", *level its coverage), with 2 to 4 Student's
- * t over them ("t_rounds", 0.95), with fewer none (*method NULL).  *k: the
- * finite values; *cv: their coefficient of variation. */
+ * 95 % (*method "median_rounds", *level its coverage: the whole range below
+ * 6 rounds, at 1 - 2^(1-n), 50 % for 2 rounds), with fewer none (*method
+ * NULL).  *k: the finite values; *cv: their coefficient of variation. */
 double stats_rounds_interval(const double *x, size_t n, double *lo, double *hi, size_t *k,
 			     double *cv, const char **method, double *level);
 

@@ -22,7 +22,7 @@ struct rounds_case {
 };
 
 static const struct rounds_case cases[] = {
-	{ "3 rounds that agree (t-interval +-1.9 %): target met", { 100, 101, 99.5 }, 3, {0},
+	{ "3 rounds that agree (their range +-0.75 %): target met", { 100, 101, 99.5 }, 3, {0},
 	  STATS_ROUNDS_TARGET, 0 },
 	{ "3 rounds that disagree: another round", { 100, 130, 80 }, 3, {0}, STATS_ROUNDS_MORE, 0 },
 	{ "still wide at max (8): max reached", { 100, 130, 80, 120, 90, 70, 125, 100 }, 8, {0},
@@ -59,12 +59,12 @@ static void decide_cases(void)
 		   "%s (got %s, %zu wanting)", k->name, stats_rounds_stop_name(p.stop), more);
 		ok(p.drift == k->want_drift, "%s: drift %d", k->name, p.drift);
 	}
-	/* the relative half-width recorded: t(0.975, 2) s / sqrt(3) / median */
+	/* the relative half-width recorded: half the rounds' range over
+	   their median (no t-interval, 2.5 times as wide here) */
 	double e[] = { 100, 101, 99.5 };
 	struct stats_rounds_point p = { .est = e, .n = 3 };
 	stats_rounds_decide(&p, 1, &rule, 0);
-	is_num(p.rel_half, 4.302652729749464 * 0.763762615825973 / sqrt(3) / 100, 1e-9,
-	       "rel_half of 3 rounds: the t-interval's half-width over the median");
+	is_num(p.rel_half, 0.75 / 100, 1e-9, "rel_half of 3 rounds: half their range over the median");
 }
 
 static void budget_cases(void)
@@ -120,8 +120,12 @@ static void interval_cases(void)
 	ok(med == 3 && lo == 1 && hi == 5 && k == 5 && !strcmp(method, "median_rounds") &&
 	   level == 0.9375, "5 rounds: median, range, 93.75 %%");
 	med = stats_rounds_interval(three, 3, &lo, &hi, &k, &cv, &method, &level);
-	ok(med == 2 && !strcmp(method, "t_rounds") && level == 0.95, "3 rounds: median, t over the rounds");
-	is_num((hi - lo) / 2, 4.302652729749464 * sqrt(7.0 / 3) / sqrt(3), 1e-9, "3 rounds: t half-width");
+	ok(med == 2 && lo == 1 && hi == 4 && !strcmp(method, "median_rounds") && level == 0.75,
+	   "3 rounds: median, their range, 75 %%");
+	double two[] = { 10, 30 };
+	med = stats_rounds_interval(two, 2, &lo, &hi, &k, &cv, &method, &level);
+	ok(med == 20 && lo == 10 && hi == 30 && level == 0.5 && lo > 0,
+	   "2 rounds: their range at 50 %%, never below zero (t: 20 +- 127)");
 	med = stats_rounds_interval(one, 2, &lo, &hi, &k, &cv, &method, &level);
 	ok(med == 7 && k == 1 && !method && isnan(lo), "1 finite round: an estimate, no interval");
 }
