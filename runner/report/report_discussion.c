@@ -4,7 +4,7 @@
  *
  * Nothing here is prose written on another machine: each sentence names
  * the numbers it rests on, and its verb is chosen by comparing them.  Two
- * values whose 95 % CIs overlap are "about the same"; otherwise the ratio
+ * values whose CIs overlap are "about the same"; otherwise the ratio
  * is given and the word (faster, slower, more, less) follows its side.
  */
 #include "report/report_discussion.h"
@@ -111,7 +111,7 @@ static void compare_times(FILE *f, const char *an, struct val a, const char *bn,
 	time_text(a.v, at, sizeof at);
 	time_text(b.v, bt, sizeof bt);
 	if (a.lo <= b.hi && b.lo <= a.hi) {
-		fprintf(f, "%s (%s) is about the same as %s (%s): their 95 %% CIs overlap", an, at, bn, bt);
+		fprintf(f, "%s (%s) is about the same as %s (%s): their CIs overlap", an, at, bn, bt);
 		return;
 	}
 	num_text(a.v > b.v ? a.v / b.v : b.v / a.v, r, sizeof r);
