@@ -226,7 +226,8 @@ double stats_rounds_interval(const double *x, size_t n, double *lo, double *hi, 
 			     double *cv, const char **method, double *level);
 
 /* Where a rerun's estimate should land, at `level` (rerun.c): centred on
-   est, from the rounds x[0..n) (NaN skipped; at least 2 needed) - the
+   est, from the rounds x[0..n) (NaN skipped; at least 3 needed:
+   two leave t one degree of freedom) - the
    variance of the difference of two medians of as many rounds - plus
    twice tau squared, tau the between-run standard deviation a history of
    this host measured (relative, on the log scale; NaN or 0: none).  On

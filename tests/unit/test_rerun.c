@@ -66,10 +66,12 @@ int main(void)
 	coverage(g, 0.01, 0.04, 0.04, &ci, &rr);
 	ok(rr > 0.93, "... with the history's tau: %.3f", rr);
 
-	double x[3] = {10, 11, NAN};
+	double x[4] = {10, 11, NAN, 10.5};
 	ok(stats_rerun_interval(x, 1, 10, NAN, 0.95, &lo, &hi) == NULL && isnan(lo), "one round: no interval");
-	ok(stats_rerun_interval(x, 3, 10.5, NAN, 0.95, &lo, &hi) != NULL && lo < 10.5 && hi > 10.5 &&
-	   fabs(log(hi / 10.5) + log(lo / 10.5)) < 1e-12, "two rounds: an interval symmetric on the log scale");
+	ok(stats_rerun_interval(x, 3, 10.5, NAN, 0.95, &lo, &hi) == NULL && isnan(lo),
+	   "two rounds: no interval (t with one degree of freedom)");
+	ok(stats_rerun_interval(x, 4, 10.5, NAN, 0.95, &lo, &hi) != NULL && lo < 10.5 && hi > 10.5 &&
+	   fabs(log(hi / 10.5) + log(lo / 10.5)) < 1e-12, "three rounds: an interval symmetric on the log scale");
 	double y[3] = {-1, 1, 0.5};
 	ok(stats_rerun_interval(y, 3, 0.5, NAN, 0.95, &lo, &hi) != NULL &&
 	   fabs((hi - 0.5) - (0.5 - lo)) < 1e-12, "a negative round: linear, symmetric");
