@@ -272,9 +272,9 @@ json_t *results_file_cache(const json_t *points, const char *xname, const char *
 
 		if (by_share)
 			snprintf(how, sizeof how,
-				 "fitted to the share of reads that missed at each size, a read slower "
-				 "than %.3g-%.3g %s (between a cached and a device read, both timed at "
-				 "each size's setup)", split_lo, split_hi, unit);
+				 "fitted to the share of reads that missed at each size, a miss being a "
+				 "read slower than %.3g-%.3g %s, between a cached and a device read timed "
+				 "at each size's setup", split_lo, split_hi, unit);
 		else
 			snprintf(how, sizeof how, "fitted to the time per block at every size");
 		snprintf(text, sizeof text,
