@@ -78,3 +78,34 @@ is_gone() {
 	wait "$runner" || true
 	wait_until 5 is_gone "$(cat "$BATS_TEST_TMPDIR/pid")"
 }
+
+# Cgroups of a runner's points (and anything below them) left in any of the
+# hierarchies the runner may use.
+point_cgroups_of() {
+	ls -d /sys/fs/cgroup/sysmeter/"$1"-* /sys/fs/cgroup/unified/sysmeter/"$1"-* \
+		/sys/fs/cgroup/pids/sysmeter/"$1"-* 2>/dev/null
+}
+
+@test "a task a probe moved into a cgroup of its own below the point's dies with the point, on Ctrl-C too, and both cgroups go" {
+	need_cgroup
+	# the point ends by itself: the grandchild is killed, the point says it leaked
+	run -0 "$RUNNER" --no-report -q -o "$OUT" --run-id t --set escaper.params.subcgroup=true \
+		--set "escaper.params.pidfile=$BATS_TEST_TMPDIR/pid" "$SPECS/escaper.yaml"
+	is_gone "$(cat "$BATS_TEST_TMPDIR/pid")"
+	json "$OUT/t/results/escaper.json" 'd["points"][0]["sanity"]' | grep -q "left 1 process running after the point"
+	# interrupted while its sample hangs
+	rm -f "$BATS_TEST_TMPDIR/pid"
+	"$RUNNER" --no-report -q -o "$OUT" --run-id i --set escaper.params.hang=true \
+		--set escaper.params.subcgroup=true --set escaper.timeout=60s \
+		--set "escaper.params.pidfile=$BATS_TEST_TMPDIR/pid" "$SPECS/escaper.yaml" >/dev/null 2>&1 &
+	runner=$!
+	wait_until 20 test -s "$BATS_TEST_TMPDIR/pid"
+	pid=$(cat "$BATS_TEST_TMPDIR/pid")
+	grep -q '/escaper-own$' "/proc/$pid/cgroup"	# it did move below the point's cgroup
+	[ -n "$(point_cgroups_of "$runner")" ]
+	kill -INT "$runner"
+	wait "$runner" || true
+	is_gone "$pid" || { echo "stray: $(ps -o pid=,stat=,comm= -p "$pid")"; false; }
+	run point_cgroups_of "$runner"
+	[ -z "$output" ] || { echo "left: $output"; false; }
+}

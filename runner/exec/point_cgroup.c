@@ -124,14 +124,38 @@ static int read_procs(const char *dir, pid_t *out, int max)
 	return n;
 }
 
-/* Kill and reap the tasks of cgroup dir, remove it.  Returns how many
-   distinct tasks were found in it, or -1 when some outlived the budget. */
+/* Kill and reap the tasks of cgroup dir and of every cgroup below it (a
+   probe may make its own, as fs_cache does for a memory limit on cgroup v2,
+   and move tasks there: a killed point never removed them, and the point's
+   cgroup cannot go while a child cgroup is left), remove them all, deepest
+   first.  Returns how many distinct tasks were found, or -1 when some
+   outlived the budget. */
 static int kill_dir(const char *dir, int v2)
 {
-	static pid_t seen[MAX_SEEN];
+	pid_t seen[MAX_SEEN];
 	pid_t now[512];
-	int nseen = 0, n;
+	int nseen = 0, n, below = 0;
 	double t0 = monotonic_s();
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		char sub[1024];
+
+		while ((e = readdir(d))) {
+			if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+			n = kill_dir(sub, v2);
+			if (n < 0) {
+				closedir(d);
+				return -1;
+			}
+			below += n;
+		}
+		closedir(d);
+	}
 
 	/* who is there is read before the kill: cgroup.kill empties the
 	   cgroup at once, and the killed must be counted and reaped */
@@ -160,7 +184,7 @@ static int kill_dir(const char *dir, int v2)
 			;
 	for (int tries = 0; rmdir(dir) < 0 && errno == EBUSY && tries < 200; tries++)
 		usleep(1000);
-	return nseen;
+	return below + nseen;
 }
 
 int point_cgroup_kill(struct point_cgroup *g)
