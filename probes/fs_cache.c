@@ -20,8 +20,9 @@
  *         cgroup of its own (v1: memory.limit_in_bytes; v2: memory.max)
  *         named sysmeter-fs-PID, so the knee of a chosen limit is found
  *         quickly instead of writing twice the RAM; the cgroup is removed
- *         at teardown, and leftovers of killed points (empty) by the next
- *         setup.  The file's pages are evicted (fadvise DONTNEED) before the
+ *         at teardown (on v2 the controller is delegated down to it first:
+ *         fs_cache_cgroup.h), a killed point's by the runner (v2: it lies
+ *         in the point's cgroup) or, empty, by the next setup (v1).  The file's pages are evicted (fadvise DONTNEED) before the
  *         first read so they are charged to this cgroup.  No cgroup memory
  *         controller or no permission: the point is skipped with the reason
  *         (limit=0 measures the whole machine).  One pass is one sample
@@ -44,6 +45,7 @@
  *         page cache it fills is reclaimable.  Each point's setup reads its
  *         prefix once (tens of GiB: tens of seconds).
  */
+#include "fs_cache_cgroup.h"
 #include "fs_common.h"
 #include "probe_time.h"
 
@@ -59,8 +61,6 @@ enum { FC_M_P50, FC_M_P99, FC_M_MIBS, FC_M_RES, FC_M_LIMIT, FC_M_TOTAL, FC_M_AVA
    memory), or no O_DIRECT, no hit share is reported. */
 #define FC_CAL 31
 #define FC_CAL_SPLIT 4.0
-
-#define FC_PREFIX "sysmeter-fs-"
 
 enum { FC_RANDOM, FC_SEQUENTIAL };
 
@@ -80,7 +80,8 @@ struct fc_state {
 	uint64_t aff_a, aff_c;	/* size_avail: affine order instead of `order` */
 	double *lat, meminfo[3];
 	double cal_cached, cal_device, hit_below;	/* us; hit_below NAN: no split */
-	char path[4096], cg[4096], cg_parent[4096];
+	char path[4096];
+	struct fcg cg;		/* the memory cgroup of `limit` */
 };
 
 static const struct probe_param fc_params[] = {
@@ -144,116 +145,6 @@ static void fc_meminfo(double v[3])
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
 				v[i] = strtod(line + strlen(keys[i]), NULL) * 1024.0;
 	fclose(f);
-}
-
-static int fc_write(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
-/* The memory controller's directory of this process's cgroup (v1, else a
-   v2 hierarchy with the memory controller), or -ENOENT. */
-static int fc_cgroup_base(char *base, size_t blen, int *v2)
-{
-	static const char *const v2roots[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4096], rel1[4096] = "", rel2[4096] = "", p[4200], ctl[512];
-	struct stat sb;
-
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
-
-		if (!b)
-			continue;
-		b[strcspn(b, "\n")] = 0;
-		if (strncmp(a, ":memory:", 8) == 0 || strstr(a, ",memory:") ||
-		    strstr(a, ":memory,"))
-			snprintf(rel1, sizeof(rel1), "%s", b + 1);
-		else if (strncmp(line, "0::", 3) == 0)
-			snprintf(rel2, sizeof(rel2), "%s", b + 1);
-	}
-	fclose(f);
-	if (rel1[0] && stat("/sys/fs/cgroup/memory/memory.limit_in_bytes", &sb) == 0) {
-		*v2 = 0;
-		snprintf(base, blen, "/sys/fs/cgroup/memory%s", strcmp(rel1, "/") ? rel1 : "");
-		return 0;
-	}
-	for (int i = 0; i < 2 && rel2[0]; i++) {
-		snprintf(p, sizeof(p), "%s/cgroup.controllers", v2roots[i]);
-		f = fopen(p, "re");
-		if (!f)
-			continue;
-		if (!fgets(ctl, sizeof(ctl), f))
-			ctl[0] = 0;
-		fclose(f);
-		if (strstr(ctl, "memory")) {
-			*v2 = 1;
-			snprintf(base, blen, "%s%s", v2roots[i], strcmp(rel2, "/") ? rel2 : "");
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* rmdir leftover sysmeter-fs-* cgroups (a killed point's; empty ones go). */
-static void fc_clean_cgroups(const char *base)
-{
-	DIR *d = opendir(base);
-	struct dirent *e;
-	char p[4400];
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, FC_PREFIX, strlen(FC_PREFIX)) == 0) {
-			snprintf(p, sizeof(p), "%s/%s", base, e->d_name);
-			rmdir(p);
-		}
-	closedir(d);
-}
-
-static int fc_cgroup(struct fc_state *st, uint64_t limit, char *err, size_t errlen)
-{
-	char p[4400], num[32];
-	int v2 = 0, rc;
-
-	if (fc_cgroup_base(st->cg_parent, sizeof(st->cg_parent), &v2) != 0) {
-		snprintf(err, errlen, "no cgroup memory controller (v1 or v2) for a memory limit: "
-			 "set limit=0 to measure the whole machine");
-		return PROBE_SKIP;
-	}
-	fc_clean_cgroups(st->cg_parent);
-	snprintf(st->cg, sizeof(st->cg), "%s/" FC_PREFIX "%ld", st->cg_parent, (long)getpid());
-	if (mkdir(st->cg, 0755) != 0 && errno != EEXIST) {
-		rc = errno;
-		snprintf(err, errlen, "cannot create cgroup '%s' for the memory limit: %s (needs "
-			 "root; limit=0 measures the whole machine)", st->cg, strerror(rc));
-		st->cg[0] = 0;
-		return PROBE_SKIP;
-	}
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)limit);
-	snprintf(p, sizeof(p), "%s/%s", st->cg, v2 ? "memory.max" : "memory.limit_in_bytes");
-	if ((rc = fc_write(p, num)) != 0) {
-		snprintf(err, errlen, "write %s to '%s': %s", num, p, strerror(-rc));
-		return rc;
-	}
-	snprintf(num, sizeof(num), "%ld", (long)getpid());
-	snprintf(p, sizeof(p), "%s/cgroup.procs", st->cg);
-	if ((rc = fc_write(p, num)) != 0) {
-		snprintf(err, errlen, "move pid %s into '%s': %s", num, st->cg, strerror(-rc));
-		return rc;
-	}
-	return 0;
 }
 
 static int fc_check(const void *cfg, char *err, size_t errlen)
@@ -420,7 +311,7 @@ static int fc_setup(void *state, const void *cfg, const struct probe_host *h, ch
 		     errlen);
 	if (rc)
 		return rc;
-	if (c->limit && (rc = fc_cgroup(st, c->limit, err, errlen)) != 0)
+	if (c->limit && (rc = fcg_enter(&st->cg, c->limit, err, errlen)) != 0)
 		return rc;
 	st->fd = open(st->path, O_RDONLY | O_CLOEXEC);
 	if (st->fd < 0) {
@@ -519,18 +410,12 @@ static int fc_sanity(void *state, char *err, size_t errlen)
 static void fc_teardown(void *state)
 {
 	struct fc_state *st = state;
-	char p[4400], num[32];
 
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->lat);
 	free(st->order);
-	if (st->cg[0]) {
-		snprintf(num, sizeof(num), "%ld", (long)getpid());
-		snprintf(p, sizeof(p), "%s/cgroup.procs", st->cg_parent);
-		(void)fc_write(p, num);
-		rmdir(st->cg);
-	}
+	fcg_leave(&st->cg);
 }
 
 PROBE_DEFINE = {
