@@ -18,7 +18,7 @@
  *         read twice, and read with O_DIRECT), random order only.
  * Method: with `limit` > 0 the probe's process is moved into a child memory
  *         cgroup of its own (v1: memory.limit_in_bytes; v2: memory.max)
- *         named sysmeter-fs-PID, so the knee of a chosen limit is found
+ *         named sysmeter-PID-fs, so the knee of a chosen limit is found
  *         quickly instead of writing twice the RAM; the cgroup is removed
  *         at teardown (on v2 the controller is delegated down to it first:
  *         fs_cache_cgroup.h), a killed point's by the runner (v2: it lies

@@ -1,6 +1,7 @@
 /*
  * fs_cache_cgroup.h - the memory cgroup of fs_cache's `limit`: a child of
- * the probe's own cgroup named sysmeter-fs-PID, the probe's process moved
+ * the probe's own cgroup named sysmeter-PID-fs (the name probe.h asks for,
+ * so the runner removes it after a killed point), the probe's process moved
  * into it, removed again at teardown.
  *
  * cgroup v1: the memory hierarchy's child has memory.limit_in_bytes as soon
@@ -18,14 +19,15 @@
  * controller), the point is skipped with the reason.  A point killed before
  * its teardown (a timeout, Ctrl-C) leaves the child inside its point's
  * cgroup, which the runner kills and removes with everything below it; on
- * v1 it leaves an empty child, which the next setup removes.
+ * v1 the runner removes it by its name after the point, and setup removes
+ * any left by a runner that was itself killed.
  */
 #ifndef SYSMETER_FS_CACHE_CGROUP_H
 #define SYSMETER_FS_CACHE_CGROUP_H
 
 #include "fs_common.h"
 
-#define FCG_PREFIX "sysmeter-fs-"
+#define FCG_SUFFIX "-fs"
 
 struct fcg {
 	char dir[4096];		/* the probe's cgroup, "" when none */
@@ -110,17 +112,19 @@ static inline int fcg_base(struct fcg *g)
 	return -ENOENT;
 }
 
-/* rmdir leftover sysmeter-fs-* cgroups (a killed point's; empty ones go). */
+/* rmdir leftover sysmeter-N-fs cgroups of other points (empty ones go). */
 static inline void fcg_clean(const char *base)
 {
 	DIR *d = opendir(base);
 	struct dirent *e;
 	char p[4400];
+	int pid, end;
 
 	if (!d)
 		return;
 	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, FCG_PREFIX, strlen(FCG_PREFIX)) == 0) {
+		if (sscanf(e->d_name, "sysmeter-%d%n", &pid, &end) == 1 &&
+		    strcmp(e->d_name + end, FCG_SUFFIX) == 0 && pid != (int)getpid()) {
 			snprintf(p, sizeof(p), "%s/%s", base, e->d_name);
 			rmdir(p);
 		}
@@ -227,7 +231,7 @@ static inline int fcg_enter(struct fcg *g, uint64_t limit, char *err, size_t err
 		return PROBE_SKIP;
 	}
 	fcg_clean(g->parent);
-	snprintf(g->dir, sizeof(g->dir), "%s/" FCG_PREFIX "%ld", g->parent, (long)getpid());
+	snprintf(g->dir, sizeof(g->dir), "%s/sysmeter-%ld" FCG_SUFFIX, g->parent, (long)getpid());
 	if (mkdir(g->dir, 0755) != 0 && errno != EEXIST) {
 		rc = errno;
 		snprintf(err, errlen, "cannot create cgroup '%s' for the memory limit: %s (needs "

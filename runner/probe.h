@@ -47,6 +47,13 @@
  * ...): the point is recorded as skipped with the message as the reason,
  * never as a number.
  *
+ * A probe that makes cgroups of its own (a memory limit, one per run of a
+ * program) makes them below its own cgroup and names them
+ * sysmeter-PID-..., PID its own getpid(): the runner removes them (killing
+ * what is left in them) after the point, however it ended, and at the
+ * start of a later run those of a process that is gone, so a point killed
+ * before its teardown (a timeout, Ctrl-C) leaves none behind.
+ *
  * Compatibility.  `abi` is the ABI's major and minor in one number,
  * PROBE_ABI(major, minor); PROBE_ABI_VERSION is this header's.  The runner
  * reads it before any other field and refuses a probe of another major

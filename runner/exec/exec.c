@@ -1011,9 +1011,13 @@ int exec_point(const struct exec_ctx *ctx, const struct spec *s,
 		supervise_kill(&child);
 	if (!eof)
 		parent_drain(&pa, pfd[0], buf, &have);	/* what came before the end */
+	pid_t point_pid = child.pid;	/* reaping forgets it */
+
 	supervise_reap(&child, &end);
 	/* what left the process group (setsid) is still in the cgroup */
 	strays = point_cgroup_kill(&cg);
+	/* and on v1 what the probe made below its own cgroup (probe.h) */
+	point_cgroup_clean_probe(point_pid);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!subreaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);

@@ -199,6 +199,87 @@ int point_cgroup_kill(struct point_cgroup *g)
 	return n;
 }
 
+/* This process's own cgroup directory in each v1 hierarchy it is in
+   (/proc/self/cgroup "N:memory:/path" -> /sys/fs/cgroup/memory/path; the
+   v2 line "0::" is not one: there a probe's cgroups lie below the point's
+   and go with it).  Returns how many, at most max. */
+static int v1_own_dirs(char (*dirs)[600], int max)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[1024];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof line, f)) {
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+
+		if (!path || path == ctl + 1)
+			continue;
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		ctl++;
+		if (strncmp(ctl, "name=", 5) == 0)
+			ctl += 5;
+		snprintf(dirs[n], sizeof dirs[n], "/sys/fs/cgroup/%s%s", ctl,
+			 strcmp(path, "/") ? path : "");
+		if (access(dirs[n], F_OK) == 0)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int gone(pid_t pid, unsigned long long started);
+
+/* The cgroups a point's process made below its own in a v1 hierarchy
+   (probe.h: named sysmeter-PID-..., PID its own): of the process pid, or
+   with pid 0 of every such process that is gone.  A killed point (timeout,
+   Ctrl-C, crash) never ran its teardown, and on v1 they lie outside the
+   point's cgroup.  Their tasks are killed (they can only be the point's),
+   the cgroups removed; each is reported.  Returns how many. */
+static int clean_probe_cgroups(pid_t pid, void (*report)(const char *line))
+{
+	char dirs[8][600], p[1200], line[1400];
+	int nd = v1_own_dirs(dirs, 8), cleaned = 0;
+
+	for (int i = 0; i < nd; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			int owner, end = 0;
+
+			if (e->d_type != DT_DIR ||
+			    sscanf(e->d_name, "sysmeter-%d-%n", &owner, &end) != 1 || !end ||
+			    owner <= 0 || (pid ? owner != (int)pid : !gone(owner, 0)))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", dirs[i], e->d_name);
+			int n = kill_dir(p, 0);
+
+			if (report) {
+				if (n > 0)
+					snprintf(line, sizeof line, "killed %d process%s left in %s by point "
+						 "process %d, which is gone", n, n == 1 ? "" : "es", p, owner);
+				else
+					snprintf(line, sizeof line, "removed %s, left by point process %d, "
+						 "which is gone", p, owner);
+				report(line);
+			}
+			cleaned++;
+		}
+		closedir(d);
+	}
+	return cleaned;
+}
+
+int point_cgroup_clean_probe(pid_t pid)
+{
+	return pid > 0 ? clean_probe_cgroups(pid, NULL) : 0;
+}
+
 /* Start time of pid in clock ticks since boot (field 22 of its stat), 0
    when it is gone: with the pid it names one process across pid reuse.
    Read from its main thread's stat (/proc/PID/task/PID/stat, the same
@@ -294,6 +375,7 @@ int point_cgroup_clean_stale(const char *tmpdir, void (*report)(const char *line
 		}
 		closedir(d);
 	}
+	cleaned += clean_probe_cgroups(0, report);
 	if (tmpdir && (d = opendir(tmpdir))) {
 		while ((e = readdir(d))) {
 			int pid = 0;

@@ -38,12 +38,19 @@ int point_cgroup_enter(const struct point_cgroup *g);
    budget (g then stays, for the next run to clean). */
 int point_cgroup_kill(struct point_cgroup *g);
 
+/* After the point whose process was pid: remove the cgroups that process
+   made below its own in a v1 hierarchy (probe.h: sysmeter-PID-...), which
+   a killed point leaves behind, empty or with its tasks (killed).  Returns
+   how many. */
+int point_cgroup_clean_probe(pid_t pid);
+
 /* Why there is no point cgroup on this machine, or NULL when there is one
    (for the manifest and `runner -v`). */
 const char *point_cgroup_unavailable(void);
 
 /* Clean what a runner killed by SIGKILL left behind: point cgroups whose
-   runner is gone (their tasks killed, the cgroups removed) and scratch
+   runner is gone (their tasks killed, the cgroups removed), a probe's v1
+   cgroups (sysmeter-PID-...) whose point process is gone, and scratch
    folders (tmpdir/sysmeter.*) whose owner is gone.  Writes one line per
    thing cleaned to `report` (may be NULL).  Returns how many. */
 int point_cgroup_clean_stale(const char *tmpdir, void (*report)(const char *line));

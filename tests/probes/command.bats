@@ -144,6 +144,26 @@ repetitions: 2"
 	[ -z "$own" ] || ! ls -d /sys/fs/cgroup/memory"$own"/sysmeter-* 2>/dev/null
 }
 
+@test "command: Ctrl-C during a run kills the program and leaves no run cgroup" {
+	own=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup)
+	[ -n "$own" ] && [ "$(id -u)" -eq 0 ] || skip "no v1 memory cgroup of our own (the runs' cgroups are in the point's)"
+	[ "$own" = / ] && own=
+	spec "command: [sh, -c, 'echo \$\$ > $BATS_TEST_TMPDIR/prog.pid; exec sleep 60']
+repetitions: 1
+timeout: 120s"
+	"$RUNNER" --no-report -q -o "$OUT" --run-id t "$SPEC" >/dev/null 2>&1 &
+	runner=$!
+	wait_until 20 test -s "$BATS_TEST_TMPDIR/prog.pid"
+	prog=$(cat "$BATS_TEST_TMPDIR/prog.pid")
+	ls -d /sys/fs/cgroup/memory"$own"/sysmeter-*-run-* 	# the run is in its cgroup
+	kill -INT "$runner"
+	wait "$runner" || :
+	run proc_stat "$prog"
+	[ "$status" -ne 0 ] || { echo "the program runs on: $output"; return 1; }
+	run ls -d /sys/fs/cgroup/memory"$own"/sysmeter-*
+	[ "$status" -ne 0 ] || { echo "left: $output"; return 1; }
+}
+
 @test "command: hostile strings in argv are passed literally, never to a shell" {
 	canary="$BATS_TEST_TMPDIR/pwned"
 	spec "command: {argv: [printf, '%s|', '{variant}', '{input}'], keep_output: true}

@@ -17,7 +17,7 @@ FIX=tests/fixtures/specs/fs
 
 # The probe's cgroups under this test's own memory cgroup, where the probe
 # makes them (its parent's directory, v1 or v2).  Only there: a machine
-# shared with other containers may hold their sysmeter-fs-* cgroups beside
+# shared with other containers may hold their sysmeter-N-fs cgroups beside
 # ours (a container killed mid-test leaves one that no run of ours can see
 # or remove), and those are not this run's.
 fc_cgroups() {
@@ -28,7 +28,7 @@ fc_cgroups() {
 		[ -n "$v1" ] && find "/sys/fs/cgroup/memory${v1%/}" -mindepth 1 -maxdepth 1 -type d
 		[ -n "$v2" ] && find "/sys/fs/cgroup/unified${v2%/}" "/sys/fs/cgroup${v2%/}" \
 			-mindepth 1 -maxdepth 1 -type d
-	} 2>/dev/null | grep '/sysmeter-fs-[0-9]*$' | sort -u
+	} 2>/dev/null | grep '/sysmeter-[0-9]*-fs$' | sort -u
 }
 
 @test "fs_cache: probe-help and the default spec" {
@@ -76,27 +76,52 @@ assert "times the limit" in f["summary"], f["summary"]
 	[ -z "$output" ] || { echo "left: $output"; return 1; }
 }
 
-@test "fs_cache: a killed point's cgroup is removed by the next setup" {
-	"$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id k "$FIX/file_cache_size.yaml" \
+# fc_start ID: a run of one long point in the background (pid in $RPID),
+# and its cgroup once the probe is in it ($CG, its process $PPID_FS).
+fc_start() {
+	"$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id "$1" "$FIX/file_cache_size.yaml" \
 		--set "file_cache_size.params.dir=$FSDIR" --set file_cache_size.params.size=64MiB \
-		--set file_cache_size.params.limit=32MiB --set file_cache_size.repetitions=1000 >/dev/null 2>&1 &
-	pid=$!
-	cg=
+		--set file_cache_size.params.limit=32MiB --set file_cache_size.repetitions=1000 \
+		--set file_cache_size.timeout=600s >"$BATS_TEST_TMPDIR/$1.log" 2>&1 &
+	RPID=$!
+	CG=
 	for i in $(seq 100); do
-		for cg in $(fc_cgroups) ""; do
-			[ -n "$cg" ] && grep -q . "$cg/cgroup.procs" && break
+		for CG in $(fc_cgroups) ""; do
+			[ -n "$CG" ] && grep -q . "$CG/cgroup.procs" && break
 		done
-		[ -n "$cg" ] && break
+		[ -n "$CG" ] && break
 		sleep 0.1
 	done
-	[ -n "$cg" ] || { kill "$pid"; echo "no cgroup with a task appeared"; return 1; }
-	kill -KILL $(cat "$cg/cgroup.procs")
-	kill "$pid" 2>/dev/null || :
-	wait "$pid" || :
-	[ -d "$cg" ]		# left behind, empty
+	[ -n "$CG" ] || { kill "$RPID"; echo "no cgroup with a task appeared"; return 1; }
+	PPID_FS=$(head -1 "$CG/cgroup.procs")
+	[[ "$CG" == */sysmeter-$PPID_FS-fs ]] || { echo "$CG is not named after $PPID_FS"; return 1; }
+}
+
+@test "fs_cache: a point killed before its teardown leaves no cgroup: crash, Ctrl-C, a SIGKILLed runner" {
+	# the probe's process dies: the runner removes its cgroup after the point
+	fc_start crash
+	kill -KILL "$PPID_FS"
+	wait "$RPID" || :
+	grep -q "killed by signal 9" "$BATS_TEST_TMPDIR/out/crash/results/file_cache_size.json"
+	run fc_cgroups
+	[ -z "$output" ] || { echo "left after a crash: $output"; return 1; }
+	# Ctrl-C: the same
+	fc_start int
+	kill -INT "$RPID"
+	wait "$RPID" || :
+	run fc_cgroups
+	[ -z "$output" ] || { echo "left after Ctrl-C: $output"; return 1; }
+	# the runner itself killed: the cgroup stays, and the next run removes it
+	fc_start sigkill
+	kill -KILL "$RPID" "$PPID_FS"
+	wait "$RPID" || :
+	for i in $(seq 50); do ! kill -0 "$PPID_FS" 2>/dev/null && break; sleep 0.1; done
+	[ -d "$CG" ]		# left behind, empty
 	run "$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id n "$FIX/file_cache_size.yaml" \
 		--set "file_cache_size.params.dir=$FSDIR" --set file_cache_size.params.size=64MiB
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ "$output" == *"removed $CG, left by point process $PPID_FS, which is gone"* ]] || {
+		echo "$output"; return 1; }
 	run fc_cgroups
 	[ -z "$output" ] || { echo "left: $output"; return 1; }
 }

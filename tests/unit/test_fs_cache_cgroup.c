@@ -120,7 +120,7 @@ int main(void)
 	g.v2 = 1;
 	snprintf(g.root, sizeof g.root, "%s", root);
 	snprintf(g.parent, sizeof g.parent, "%s", pt);
-	snprintf(g.dir, sizeof g.dir, "%s/" FCG_PREFIX "%ld", pt, (long)getpid());
+	snprintf(g.dir, sizeof g.dir, "%s/sysmeter-%ld" FCG_SUFFIX, pt, (long)getpid());
 	ok(mkdir(g.dir, 0755) == 0, "the probe's child cgroup is made below the point's");
 	ok(!has_files_of(g.dir, ctl), "undelegated, it has no %s files", ctl);
 	rc = fcg_v2_delegate(&g, ctl, err, sizeof err);
@@ -151,7 +151,7 @@ int main(void)
 	g.v2 = 1;
 	snprintf(g.root, sizeof g.root, "%s", root);
 	snprintf(g.parent, sizeof g.parent, "%s", pt);
-	snprintf(g.dir, sizeof g.dir, "%s/" FCG_PREFIX "%ld", pt, (long)getpid());
+	snprintf(g.dir, sizeof g.dir, "%s/sysmeter-%ld" FCG_SUFFIX, pt, (long)getpid());
 	mkdir(g.dir, 0755);
 	err[0] = 0;
 	rc = fcg_v2_delegate(&g, ctl, err, sizeof err);
