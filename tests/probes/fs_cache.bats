@@ -115,7 +115,7 @@ fc_start() {
 	fc_start sigkill
 	kill -KILL "$RPID" "$PPID_FS"
 	wait "$RPID" || :
-	for i in $(seq 50); do ! kill -0 "$PPID_FS" 2>/dev/null && break; sleep 0.1; done
+	for i in $(seq 50); do kill -0 "$PPID_FS" 2>/dev/null || break; sleep 0.1; done
 	[ -d "$CG" ]		# left behind, empty
 	run "$RUNNER" --no-report -o "$BATS_TEST_TMPDIR/out" --run-id n "$FIX/file_cache_size.yaml" \
 		--set "file_cache_size.params.dir=$FSDIR" --set file_cache_size.params.size=64MiB
