@@ -240,8 +240,8 @@ static int gone(pid_t pid, unsigned long long started);
    the cgroups removed; each is reported.  Returns how many. */
 static int clean_probe_cgroups(pid_t pid, void (*report)(const char *line))
 {
-	char dirs[8][600], p[1200], line[1400];
-	int nd = v1_own_dirs(dirs, 8), cleaned = 0;
+	char dirs[16][600], p[1200], line[1400];
+	int nd = v1_own_dirs(dirs, 16), cleaned = 0;
 
 	for (int i = 0; i < nd; i++) {
 		DIR *d = opendir(dirs[i]);
