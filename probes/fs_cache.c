@@ -21,8 +21,8 @@
  *         named sysmeter-PID-fs, so the knee of a chosen limit is found
  *         quickly instead of writing twice the RAM; the cgroup is removed
  *         at teardown (on v2 the controller is delegated down to it first:
- *         fs_cache_cgroup.h), a killed point's by the runner (v2: it lies
- *         in the point's cgroup) or, empty, by the next setup (v1).  The
+ *         fs_cache_cgroup.h), a killed point's by the runner (v2: with
+ *         the point's cgroup; v1: by its name, runner/probe.h).  The
  *         file's pages are evicted (fadvise DONTNEED) before the first read
  *         so they are charged to this cgroup.  No cgroup memory
  *         controller or no permission: the point is skipped with the reason

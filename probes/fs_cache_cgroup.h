@@ -19,8 +19,8 @@
  * controller), the point is skipped with the reason.  A point killed before
  * its teardown (a timeout, Ctrl-C) leaves the child inside its point's
  * cgroup, which the runner kills and removes with everything below it; on
- * v1 the runner removes it by its name after the point, and setup removes
- * any left by a runner that was itself killed.
+ * v1 the runner removes it by its name after the point, or, when the
+ * runner itself was killed, at the start of the next run.
  */
 #ifndef SYSMETER_FS_CACHE_CGROUP_H
 #define SYSMETER_FS_CACHE_CGROUP_H
@@ -110,25 +110,6 @@ static inline int fcg_base(struct fcg *g)
 			return 0;
 		}
 	return -ENOENT;
-}
-
-/* rmdir leftover sysmeter-N-fs cgroups of other points (empty ones go). */
-static inline void fcg_clean(const char *base)
-{
-	DIR *d = opendir(base);
-	struct dirent *e;
-	char p[4400];
-	int pid, end;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (sscanf(e->d_name, "sysmeter-%d%n", &pid, &end) == 1 &&
-		    strcmp(e->d_name + end, FCG_SUFFIX) == 0 && pid != (int)getpid()) {
-			snprintf(p, sizeof(p), "%s/%s", base, e->d_name);
-			rmdir(p);
-		}
-	closedir(d);
 }
 
 static inline int fcg_move(const char *dir)
@@ -230,7 +211,6 @@ static inline int fcg_enter(struct fcg *g, uint64_t limit, char *err, size_t err
 			 "set limit=0 to measure the whole machine");
 		return PROBE_SKIP;
 	}
-	fcg_clean(g->parent);
 	snprintf(g->dir, sizeof(g->dir), "%s/sysmeter-%ld" FCG_SUFFIX, g->parent, (long)getpid());
 	if (mkdir(g->dir, 0755) != 0 && errno != EEXIST) {
 		rc = errno;
