@@ -273,7 +273,9 @@ no_runner_in() {
 	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" \
 		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	wait_until 120 runner_in "smfleet-$$-a"
+	# the measuring run's folder, not just a runner (the version check is one
+	# too): a run stopped before its folder exists writes nothing, by design
+	wait_until 120 test -d "$H/host-a/sysmeter/out/fl-a"
 	kill -INT "$pid"
 	rc=0
 	wait "$pid" || rc=$?
