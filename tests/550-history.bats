@@ -33,7 +33,7 @@ runs() {
 	for id in "$@"; do
 		SEED=$((SEED + 1))
 		SYSMETER_CANARY_MS=${CANARY:-3} "$RUNNER" "$SPEC" -o "$OUT" --run-id "$id" \
-			--seed "$SEED" --no-report -q --set "fx.params.base=$base" >/dev/null ||
+			--seed "$SEED" --no-report -q --set "fx.params.base=$base" ${RUN_ARGS:-} >/dev/null ||
 			{ echo "run $id failed"; return 1; }
 	done
 }
@@ -90,6 +90,37 @@ line_of() { grep -n "^  $1 " <<<"$output" | head -1 | cut -d: -f1; }
 	run "$RUNNER" history fx -o "$OUT" --fail-on regression
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(grep -c -- '-- change point: faster from here' <<<"$output")" -eq 2 ]
+}
+
+@test "history: runs of one second keep the order they ran in, also when a --set changed their point's key" {
+	# The store sorts rows by their point's key (base=100 before base=120)
+	# before time; s2 and r1 both start and end in one second, as quick
+	# runs do, and r1 ran after s2.
+	RUN_ARGS=--no-store runs 100 b1 b2 b3
+	RUN_ARGS=--no-store runs 120 s1 s2
+	RUN_ARGS=--no-store runs 100 r1 r2
+	t=0
+	for id in b1 b2 b3 s1 s2 r1 r2; do
+		[ "$id" = r1 ] || t=$((t + 10))
+		python3 - "$OUT/$id/manifest.json" "$t" <<-'PY'
+		import json, sys, time
+		p, t = sys.argv[1], 1767225600 + int(sys.argv[2])
+		m = json.load(open(p))
+		m["started"] = m["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+		json.dump(m, open(p, "w"))
+		PY
+		"$RUNNER" store import "$OUT/$id" >/dev/null
+	done
+	run "$RUNNER" history fx -o "$OUT" --fail-on regression
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(grep -c '^  s2   2026-01-01 00:00:50 ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^  r1   2026-01-01 00:00:50 ' <<<"$output")" -eq 2 ]
+	# in both points: s2, the step back, r1
+	for n in $(grep -n '^  r1 ' <<<"$output" | cut -d: -f1); do
+		sed -n "$((n - 1))p" <<<"$output" | grep -q -- '-- change point: faster from here' ||
+			{ echo "$output"; false; }
+		sed -n "$((n - 2))p" <<<"$output" | grep -q '^  s2 ' || { echo "$output"; false; }
+	done
 }
 
 @test "history: a step the machine's own pace explains is shown with its canary and is not a regression" {

@@ -209,9 +209,20 @@ static int by_time(const void *a, const void *b)
 {
 	const struct history_point *x = a, *y = b;
 
-	if (x->started != y->started)
-		return x->started > y->started ? 1 : -1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Rows in the order of their runs (store_row_order); the rows of one run
+   keep the store's order.  The store sorts by parameter key first, so two
+   runs of one second whose settings differ (a --set) would otherwise come
+   in the order of their keys, not the order they ran in. */
+static int by_run(const void *a, const void *b)
+{
+	const struct store_row *x = *(const struct store_row *const *)a,
+			       *y = *(const struct store_row *const *)b;
+	int c = store_row_order(x, y);
+
+	return c ? c : (x > y) - (x < y);
 }
 
 /* The rows into e: one series per swept-parameter key, oldest run first.
@@ -221,10 +232,14 @@ static int group(struct history_experiment *e, const struct store_row *rows, siz
 		 char *const *wheres, size_t nwheres)
 {
 	json_t **params = calloc(n + 1, sizeof *params), *swept = NULL, *base = json_object();
+	const struct store_row **ord = calloc(n + 1, sizeof *ord);
 	int rc = -1;
 
-	if (!params || !base)
+	if (!params || !base || !ord)
 		goto out;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = &rows[i];
+	qsort(ord, n, sizeof *ord, by_run);
 	for (size_t i = 0; i < n; i++)
 		params[i] = rows[i].params_json ? json_loads(rows[i].params_json, 0, NULL) : NULL;
 	if (!(swept = swept_params(params, rows, n)))
@@ -235,13 +250,14 @@ static int group(struct history_experiment *e, const struct store_row *rows, siz
 		strf(name, sizeof name, "%.*s", (int)strcspn(wheres[w], "="), wheres[w]);
 		json_object_set_new(swept, name, json_true());
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct store_row *r = &rows[i];
+	for (size_t k = 0; k < n; k++) {
+		const struct store_row *r = ord[k];
+		size_t i = (size_t)(r - rows);
 		char *key = point_key(params[i], swept, r->params_key), note[256], flags[1024];
 		struct history_point p = {
 			.run_id = r->run_id, .run_dir = r->run_dir, .host = r->host,
 			.fingerprint = r->fingerprint, .kernel = r->kernel, .commit = r->commit,
-			.status = r->status, .flags = flags, .started = r->started, .seq = i,
+			.status = r->status, .flags = flags, .started = r->started, .seq = k,
 			.est = r->estimate, .lo = r->ci_lo, .hi = r->ci_hi, .level = r->level,
 			.canary_ns = r->canary_ns,
 		};
@@ -272,6 +288,7 @@ out:
 	for (size_t i = 0; params && i < n; i++)
 		json_decref(params[i]);
 	free(params);
+	free(ord);
 	json_decref(swept);
 	json_decref(base);
 	return rc;

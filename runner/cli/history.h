@@ -22,8 +22,8 @@ struct cli_opts;
 struct history_point {
 	char *run_id, *run_dir, *host, *fingerprint, *kernel, *commit, *status, *flags;
 	double started;			/* Unix time, s */
-	size_t seq;			/* the store's order: ties of started (one
-					   second) keep it */
+	size_t seq;			/* the run's place in the store's order of
+					   runs (store_row_order) */
 	double est, lo, hi, level;	/* probe units; NaN when absent */
 	double canary_ns;		/* the run's canary per link (the machine's
 					   speed then); NaN when not recorded */

@@ -16,7 +16,8 @@
 static const char series_sql[] =
 	"SELECT r.id, r.run_dir, r.hostname, r.fingerprint, r.kernel, r.git_commit, r.status, "
 	"r.started, p.params_key, p.params_json, p.estimate, p.ci_lo, p.ci_hi, p.ci_level, "
-	"p.unit, p.flags, p.n, p.rounds, p.idx, e.round, e.estimate, r.canary_ns, r.core_hz "
+	"p.unit, p.flags, p.n, p.rounds, p.idx, e.round, e.estimate, r.canary_ns, r.core_hz, "
+	"r.finished, r.recorded "
 	"FROM points p JOIN runs r ON r.id = p.run_id "
 	"LEFT JOIN round_estimates e ON e.run_id = p.run_id AND e.experiment = p.experiment "
 	"AND e.idx = p.idx "
@@ -26,7 +27,7 @@ static const char series_sql[] =
 
 enum { C_ID, C_DIR, C_HOST, C_FP, C_KERNEL, C_COMMIT, C_STATUS, C_STARTED, C_KEY, C_JSON,
        C_EST, C_LO, C_HI, C_LEVEL, C_UNIT, C_FLAGS, C_N, C_ROUNDS, C_IDX, C_ROUND, C_REST,
-       C_CANARY, C_CORE };
+       C_CANARY, C_CORE, C_FINISHED, C_RECORDED };
 
 static char *dup(const char *s)
 {
@@ -64,6 +65,7 @@ static void fill(struct store_row *w, char *const *c)
 		.level = dbl(c[C_LEVEL]), .unit = dup(c[C_UNIT]), .flags = dup(c[C_FLAGS]),
 		.n = c[C_N] ? atoi(c[C_N]) : 0, .rounds = c[C_ROUNDS] ? atoi(c[C_ROUNDS]) : 0,
 		.canary_ns = dbl(c[C_CANARY]), .core_hz = dbl(c[C_CORE]),
+		.finished = dbl(c[C_FINISHED]), .recorded = dbl(c[C_RECORDED]),
 	};
 }
 
@@ -118,6 +120,24 @@ int store_series(struct store *s, const struct store_query *q,
 	*rows = out;
 	*nrows = n;
 	return 0;
+}
+
+/* a before b: -1, 0, 1; NaN (a NULL column) first, as SQLite sorts it */
+static int cmp_time(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(b) - isnan(a);
+	return (a > b) - (a < b);
+}
+
+int store_row_order(const struct store_row *a, const struct store_row *b)
+{
+	int c;
+
+	if ((c = cmp_time(a->started, b->started)) || (c = cmp_time(a->finished, b->finished)) ||
+	    (c = cmp_time(a->recorded, b->recorded)))
+		return c;
+	return strcmp(a->run_id, b->run_id);
 }
 
 void store_rows_free(struct store_row *rows, size_t nrows)

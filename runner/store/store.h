@@ -34,6 +34,7 @@ struct store_query {
 struct store_row {
 	char *run_id, *run_dir, *host, *fingerprint, *kernel, *commit, *status;
 	double started;                  /* unix seconds */
+	double finished, recorded;       /* unix seconds; NAN when absent */
 	char *params_key, *params_json;
 	double estimate, ci_lo, ci_hi;   /* NAN when absent */
 	double level;                    /* CI level, e.g. 0.95 */
@@ -43,10 +44,16 @@ struct store_row {
 	double canary_ns, core_hz;       /* the run's level (store_canary_ns); NAN when absent */
 };
 
-/* Rows ordered by params_key, then started.  0, or -1 with err. */
+/* Rows ordered by params_key, then by run in the store's order of runs
+   (started, finished, recorded, id: started and finished are whole
+   seconds, so runs of one second are told apart by recorded; a reader
+   that mixes keys orders rows with store_row_order).  0, or -1 with err. */
 int store_series(struct store *s, const struct store_query *q,
 		 struct store_row **rows, size_t *nrows, char *err, size_t errlen);
 void store_rows_free(struct store_row *rows, size_t nrows);
+
+/* The store's order of the runs of two rows: <0, 0 (the same run), >0. */
+int store_row_order(const struct store_row *a, const struct store_row *b);
 
 /* The names of every experiment with points in the store, sorted: *names
    (each and the array malloc'd), *n of them.  0, or -1 with err. */
