@@ -107,6 +107,9 @@ scaled|work=500" ]
 }
 
 @test "two runs of the same build: no change or within noise for all points but at most one" {
+	# real timings judged against each other: under an emulator the rounds
+	# spread with the translator, not with the machine
+	skip_if_emulated
 	for r in 1 2; do
 		run "$RUNNER" --no-report -q -o "$OUT" --run-id $r --seed $r "$S/stats/fixed.yaml" \
 			"$S/stats/sweep.yaml" "$S/compare/scaled.yaml"
@@ -127,7 +130,10 @@ scaled|work=500" ]
 @test "an injected 50 % slowdown is found: the points slower, --fail-on regression exits 1" {
 	# 50 %, not 20: two runs of a real loop can sit 10-15 % apart as a whole when the
 	# host changes speed between them (docs/methodology.md, four quiet runs), which
-	# moved a 20 % step to 1.09-1.31 here; the decision is what is asserted
+	# moved a 20 % step to 1.09-1.31 here; the decision is what is asserted.
+	# Under an emulator the rounds spread wider than the step (an aarch64
+	# run under qemu-user: 1.36 [1.003, 1.842], p 0.072 for this 1.5)
+	skip_if_emulated
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id a "$S/compare/scaled.yaml"
 	[ "$status" -eq 0 ]
 	run "$RUNNER" --no-report -q -o "$OUT" --run-id b --set scaled.params.scale=1.5 \
