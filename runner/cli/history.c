@@ -205,6 +205,7 @@ static int by_key(const void *a, const void *b)
 			  ((const struct history_series *)b)->key);
 }
 
+/* A point's runs, oldest first: seq is the run's place in by_run's order. */
 static int by_time(const void *a, const void *b)
 {
 	const struct history_point *x = a, *y = b;

@@ -126,7 +126,7 @@ int store_series(struct store *s, const struct store_query *q,
 static int cmp_time(double a, double b)
 {
 	if (isnan(a) || isnan(b))
-		return isnan(b) - isnan(a);
+		return !!isnan(b) - !!isnan(a);
 	return (a > b) - (a < b);
 }
 
