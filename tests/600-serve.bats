@@ -398,11 +398,31 @@ PY
 	[ $((shown + left)) -eq 300 ]
 }
 
+# point_connected: a process of the run other than the runner itself has an
+# established TCP connection to the serve named in the run's output
+point_connected() {
+	local at
+	at=$(sed -n 's/.*serve at \([0-9.]*:[0-9]*\) .*/\1/p' "$BATS_TEST_TMPDIR/log" | head -1)
+	[ -n "$at" ] || return 1
+	ss -tnpH state established "dst $at" | grep -o 'pid=[0-9]*' | cut -d= -f2 |
+		while read -r p; do
+			[ "$p" != "$RPID" ] && [ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = "$RPID" ] &&
+				echo "$p"
+		done | grep -q .
+}
+
 @test "serve: a peer killed mid-run fails that point with a clear message; the run goes on and leaves nothing" {
 	need_netns
 	run_bg --no-report -o "$OUT" --run-id t --peer netns $NET/killed.yaml
-	# the namespace's serve: the runner's child running `runner serve`
-	wait_until 20 sh -c "pgrep -P $RPID -f 'runner serve' >/dev/null && pgrep -P \$(pgrep -P $RPID -f 'runner serve' | head -1) >/dev/null"
+	# Killed while the first point's round trips run: once its process (a
+	# child of the runner, not the runner, which asks the serve for its
+	# machine first) holds a connection to the serve, and its handshake had
+	# time to end (ms; the point's one round, 80000 round trips, takes a
+	# second or more).  A serve with any session was not enough: a fresh
+	# root's ASan suite killed it between two rounds, before the next one
+	# had connected ("setup: connect ...: Connection refused").
+	wait_until 20 point_connected
+	sleep 0.2
 	kill -9 "$(pgrep -P "$RPID" -f 'runner serve' | head -1)"
 	status=0; wait "$RPID" || status=$?
 	cat "$BATS_TEST_TMPDIR/log"
