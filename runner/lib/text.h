@@ -10,11 +10,16 @@
 #include <stddef.h>
 
 /* 1 when s is valid UTF-8 (no overlong forms, no surrogates) with no C0
-   or C1 control character and no DEL; else 0. */
+   or C1 control character, no DEL and no bidirectional control (U+061C,
+   U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: they reorder what a
+   terminal or a page shows around them); else 0. */
 int text_printable_utf8(const char *s);
 
 /* s into buf (at most len bytes, terminated when len > 0) with every byte
-   that is a control character or not part of valid UTF-8 as \xNN. */
+   that is a C0 control character, DEL or not part of valid UTF-8 as \xNN,
+   and every C1 or bidirectional control as \uNNNN (\u202e): the result
+   passes text_printable_utf8.  A buffer of 4 * strlen(s) + 1 bytes holds
+   it all. */
 void text_escape(const char *s, char *buf, size_t len);
 
 /* The same, keeping newlines and tabs (a program's output in a message). */
