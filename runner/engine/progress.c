@@ -8,6 +8,7 @@
 
 #include "engine/progress.h"
 #include "lib/monotonic.h"
+#include "lib/text.h"
 #include "lib/units.h"
 
 void progress_on_sample(void *arg, const struct point_result *r)
@@ -123,6 +124,77 @@ static void print_headline(const json_t *res, const char *unit)
 	}
 }
 
+/* Did other tasks take this point's CPUs (its flag cpu_taken)?  1 when
+   that left it skipped, 2 when it kept an estimate, 0 otherwise. */
+static int cpu_taken(const json_t *p)
+{
+	const json_t *f;
+	const char *st = json_string_value(json_object_get(p, "status"));
+	size_t i;
+
+	json_array_foreach(json_object_get(p, "sanity"), i, f)
+		if (json_string_value(json_object_get(f, "flag")) &&
+		    strcmp(json_string_value(json_object_get(f, "flag")), "cpu_taken") == 0)
+			return st && strcmp(st, "skipped") == 0 ? 1 : 2;
+	return 0;
+}
+
+/* s single-quoted for a shell when it holds anything but [A-Za-z0-9_./:=,+-],
+   its control characters escaped first (text_escape). */
+static void shell_word(const char *s, char *buf, size_t len)
+{
+	char esc[1024];
+	size_t off = 0;
+
+	text_escape(s ? s : "", esc, sizeof esc);
+	if (esc[0] && strspn(esc, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			     "0123456789_./:=,+-") == strlen(esc)) {
+		snprintf(buf, len, "%s", esc);
+		return;
+	}
+	off += (size_t)snprintf(buf, len, "'");
+	for (const char *c = esc; *c && off < len; c++)
+		off += (size_t)snprintf(buf + off, len - off, *c == '\'' ? "'\\''" : "%c", *c);
+	if (off < len)
+		snprintf(buf + off, len - off, "'");
+}
+
+/* Below the experiment's line: the points other tasks spoiled (skipped,
+   never failed: docs/methodology.md, "A CPU that is never quiet"), by how
+   much, and what to do; and how many kept an estimate without some of
+   their samples. */
+static void print_spoiled(const struct experiment *x, int one_point)
+{
+	const json_t *pts = json_object_get(x->result, "points"), *p;
+	size_t i, skipped = 0, kept = 0;
+	char label[256], text[1024], name[512], file[4200];
+
+	json_array_foreach(pts, i, p) {
+		int t = cpu_taken(p);
+
+		kept += t == 2;
+		if (t != 1)
+			continue;
+		skipped++;
+		if (one_point)		/* its reason is on the experiment's line */
+			continue;
+		point_label(x->result, p, label, sizeof label);
+		text_escape(label, text, sizeof text);
+		printf("  spoiled by other tasks, skipped: %s%s", text, text[0] ? ": " : "");
+		text_escape(json_string_value(json_object_get(p, "reason")) ?: "", text, sizeof text);
+		printf("%s\n", text);
+	}
+	if (kept)
+		printf("  %zu point%s kept %s estimate without the samples other tasks spoiled "
+		       "(flag cpu_taken)\n", kept, kept == 1 ? "" : "s", kept == 1 ? "its" : "their");
+	if (!skipped)
+		return;
+	shell_word(x->spec.name, name, sizeof name);
+	shell_word(x->spec.file, file, sizeof file);
+	printf("  rerun %s with this run's options once the CPUs are quiet: runner --filter %s %s\n",
+	       skipped == 1 ? "it" : "them", name, file);
+}
+
 void progress_summary(const struct experiment *x)
 {
 	const json_t *pts = json_object_get(x->result, "points"), *p;
@@ -142,7 +214,7 @@ void progress_summary(const struct experiment *x)
 		if (reason)
 			printf(" %s", reason);
 	} else {
-		size_t ok = 0, skipped = 0;
+		size_t ok = 0, skipped = 0, spoiled;
 		json_array_foreach(pts, i, p) {
 			const char *pst = json_string_value(json_object_get(p, "status")) ?: "";
 			ok += strcmp(pst, "ok") == 0;
@@ -151,15 +223,21 @@ void progress_summary(const struct experiment *x)
 		printf(" %zu/%zu points ok", ok, json_array_size(pts));
 		if (skipped)
 			printf(", %zu skipped", skipped);
+		for (i = 0, spoiled = 0; i < json_array_size(pts); i++)
+			spoiled += cpu_taken(json_array_get(pts, i)) == 1;
+		if (spoiled)
+			printf(" (%zu spoiled by other tasks)", spoiled);
 		print_headline(x->result, unit);
 		json_array_foreach(pts, i, p) {
 			const char *reason = json_string_value(json_object_get(p, "reason"));
-			if (reason) {
+			if (reason && cpu_taken(p) != 1) {	/* those: on their own lines */
 				printf(" (first problem: %s)", reason);
 				break;
 			}
 		}
 	}
 	printf("\n");
+	if (x->probe_ok)
+		print_spoiled(x, json_array_size(pts) == 1);
 }
 

@@ -159,6 +159,50 @@ static size_t mode_rows(json_t *summary, json_t *res, json_t *swept, const char 
 	return rows;
 }
 
+/* The points other tasks spoiled (skipped with the flag cpu_taken:
+   docs/methodology.md, "A CPU that is never quiet"): one row each saying
+   so, by how much (the point's reason) and what to do. */
+static int spoiled(json_t *pt)
+{
+	const char *st = jsonutil_str(pt, "status");
+	json_t *fl;
+	size_t j;
+
+	if (!st || strcmp(st, "skipped") != 0)
+		return 0;
+	json_array_foreach(json_object_get(pt, "sanity"), j, fl)
+		if (jsonutil_str(fl, "flag") && strcmp(jsonutil_str(fl, "flag"), "cpu_taken") == 0)
+			return 1;
+	return 0;
+}
+
+static size_t spoiled_rows(json_t *summary, json_t *res, json_t *swept, const char *title,
+			   const char *anchor)
+{
+	const char *name = jsonutil_str(res, "experiment");
+	json_t *pt;
+	size_t i, rows = 0;
+
+	json_array_foreach(json_object_get(res, "points"), i, pt) {
+		const char *why = jsonutil_str(pt, "reason");
+		char *label, *op = NULL;
+
+		if (!spoiled(pt))
+			continue;
+		rows++;
+		label = report_points_label(pt, swept, ", ");
+		if (asprintf(&op, "%s%s%s%s: not measured, spoiled by other tasks: %s with --filter %s",
+			     title, label && label[0] ? " (" : "", label && label[0] ? label : "",
+			     label && label[0] ? ")" : "", why ? why : "", name ? name : title) < 0)
+			op = NULL;
+		summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
+			    report_view_str("skipped"), report_view_str(REPORT_VIEW_DASH), NULL, NULL);
+		free(op);
+		free(label);
+	}
+	return rows;
+}
+
 void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 			const struct report_unit *d)
 {
@@ -175,9 +219,15 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 		if (point_has_value(pt))
 			n_ok++;
 	if (n_ok == 0) {
-		summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
-			    report_view_strf("%s", jsonutil_str(e, "status")), report_view_str(REPORT_VIEW_DASH),
-			    NULL, NULL);
+		size_t n_spoiled = 0;
+
+		json_array_foreach(points, i, pt)
+			n_spoiled += (size_t)spoiled(pt);
+		if (n_spoiled < json_array_size(points))	/* else each has its row */
+			summary_row(summary, title, anchor, report_view_str(REPORT_VIEW_DASH),
+				    report_view_strf("%s", jsonutil_str(e, "status")),
+				    report_view_str(REPORT_VIEW_DASH), NULL, NULL);
+		spoiled_rows(summary, res, swept, title, anchor);
 		return;
 	}
 	json_array_foreach(points, i, pt) {
@@ -235,4 +285,5 @@ void report_summary_add(json_t *summary, json_t *e, json_t *res, json_t *swept,
 			    isfinite(d->cyc) ? report_view_strf("%s" REPORT_VIEW_DASH "%s", ca, cb) : report_view_str(REPORT_VIEW_DASH),
 			    NULL, NULL);
 	}
+	spoiled_rows(summary, res, swept, title, anchor);
 }

@@ -138,6 +138,12 @@ static const json_t *dep_point(const json_t *dep, const json_t *params, const ch
 /* Thresholds of the validity rules (docs/methodology.md). */
 #define OUTLIER_MAX_SHARE 0.10		/* an outlier rule dropping more is suspended */
 #define INVALID_MAX_SHARE 0.50		/* a point with more invalid samples fails */
+/* An invalid sample that other tasks spoiled (docs/probe-guide.md, "A CPU
+   taken by other tasks"): the probe's note begins so and the sample
+   carries this metric, the share of its run a thread was off its CPU. */
+#define BUSY_NOTE "off the cpu"
+#define BUSY_METRIC "off_cpu_share"
+#define BUSY_BOUND 0.02			/* the share a valid sample allows */
 #define SERIES_MIN_N 12			/* a round's series is checked from this many */
 #define SERIES_ALPHA 0.001		/* level shift, trend */
 #define SERIES_MIN_REL 0.05		/* ... and at least 5 % of the level */
@@ -162,6 +168,9 @@ struct point_ctx {
 	unsigned char *out;		/* per valid sample: dropped as an outlier */
 	double *kept;			/* pooled kept values */
 	size_t n_valid, n_invalid, n_out, nk, n_samples;
+	double *busy;			/* the off-CPU shares of the samples other
+					   tasks spoiled (busy_share) ... */
+	size_t n_busy;			/* ... and how many (of n_invalid) */
 	int suspended;			/* the outlier rule would have dropped too many */
 	double *e_raw, *e_sub;		/* per round: estimate before / after same-round subtraction */
 	size_t *n_r, *inv_r, *out_r;	/* per round: kept, invalid, outliers */
@@ -181,6 +190,49 @@ static int round_ok(const struct point_result *r)
 	return r->status == PT_OK;
 }
 
+/* The share of its run a thread was off its CPU in a sample the probe
+   flagged invalid because other tasks took the CPU (its note begins with
+   BUSY_NOTE and it reports BUSY_METRIC); NAN for any other sample. */
+static double busy_share(const struct point_ctx *c, const struct sample_rec *sr)
+{
+	if (sr->valid || strncmp(sr->note, BUSY_NOTE, strlen(BUSY_NOTE)) != 0)
+		return NAN;
+	for (size_t m = 0; m < c->lp->n_metrics && m < PROBE_MAX_EXTRA; m++)
+		if (strcmp(c->p->metrics[m].name, BUSY_METRIC) == 0)
+			return isfinite(sr->extra[m]) && sr->extra[m] > 0 ? sr->extra[m] : NAN;
+	return NAN;
+}
+
+/* A share as a percentage: "3.2", "38". */
+static void pct_text(double share, char *buf, size_t len)
+{
+	snprintf(buf, len, share < 0.1 ? "%.1f" : "%.0f", share * 100);
+}
+
+/* "in 4 of 6 samples a thread was off its CPU for 3.2-38 % of its run
+   (median 12 %), beyond the 2 % a valid sample allows" */
+static void busy_text(const struct point_ctx *c, char *buf, size_t len)
+{
+	double lo = INFINITY, hi = -INFINITY, med = stats_quantile(c->busy, c->n_busy, 0.5);
+	char a[16], b[16], m[16];
+
+	for (size_t i = 0; i < c->n_busy; i++) {
+		lo = c->busy[i] < lo ? c->busy[i] : lo;
+		hi = c->busy[i] > hi ? c->busy[i] : hi;
+	}
+	pct_text(lo, a, sizeof a);
+	pct_text(hi, b, sizeof b);
+	pct_text(med, m, sizeof m);
+	if (strcmp(a, b) == 0)
+		snprintf(buf, len, "in %zu of %zu samples a thread was off its CPU for %s %% of its "
+			 "run, beyond the %.0f %% a valid sample allows", c->n_busy,
+			 c->n_invalid + c->n_valid, a, BUSY_BOUND * 100);
+	else
+		snprintf(buf, len, "in %zu of %zu samples a thread was off its CPU for %s-%s %% of its "
+			 "run (median %s %%), beyond the %.0f %% a valid sample allows", c->n_busy,
+			 c->n_invalid + c->n_valid, a, b, m, BUSY_BOUND * 100);
+}
+
 /* 1. Warmups and invalid samples (the probe's flag, non-finite values, a
    negative duration) never enter the statistics. */
 static void sort_samples(struct point_ctx *c)
@@ -197,6 +249,7 @@ static void sort_samples(struct point_ctx *c)
 	c->map = calloc(total + 1, sizeof *c->map);
 	c->out = calloc(total + 1, 1);
 	c->kept = calloc(total + 1, sizeof *c->kept);
+	c->busy = calloc(total + 1, sizeof *c->busy);
 	for (size_t r = 0; r < c->nr; r++)
 		for (size_t i = 0; i < c->rd[r].n_samples; i++) {
 			struct sample_rec *sr = &c->rd[r].samples[i];
@@ -211,6 +264,10 @@ static void sort_samples(struct point_ctx *c)
 						 c->p->unit);
 			}
 			if (!sr->valid || !isfinite(sr->value)) {
+				double b = busy_share(c, sr);
+
+				if (isfinite(b))
+					c->busy[c->n_busy++] = b;
 				c->n_invalid++;
 				c->inv_r[r]++;
 				continue;
@@ -391,7 +448,12 @@ static void put_estimate(struct point_ctx *c, uint64_t seed, json_t *const *deps
 	jsonutil_set(o, "stats", summary_json(&c->sum));
 }
 
-/* 5. ok, partial, failed (no number), skipped, timeout, interrupted. */
+/* 5. ok, partial, failed (no number), skipped, timeout, interrupted.
+   Samples other tasks spoiled (busy_share) are the machine's, not the
+   probe's: a point left with too few valid samples by them alone is
+   skipped, saying how much of the CPU was taken, and they do not count
+   towards INVALID_MAX_SHARE (docs/methodology.md, "A CPU that is never
+   quiet"). */
 static void decide_status(struct point_ctx *c)
 {
 	const struct point_result *bad = NULL;
@@ -420,6 +482,14 @@ static void decide_status(struct point_ctx *c)
 		if (bad) {
 			c->status = bad->status;
 			snprintf(c->reason, sizeof c->reason, "%s", bad->reason);
+		} else if (c->n_busy > 0 && c->n_busy == c->n_invalid) {
+			char busy[300];
+
+			busy_text(c, busy, sizeof busy);
+			c->status = PT_SKIPPED;
+			snprintf(c->reason, sizeof c->reason, "the CPUs were never quiet: %s; close "
+				 "other programs (or keep them off this point's CPUs) and rerun it",
+				 busy);
 		} else {
 			c->status = PT_FAILED;
 			snprintf(c->reason, sizeof c->reason,
@@ -428,10 +498,11 @@ static void decide_status(struct point_ctx *c)
 		}
 		return;
 	}
-	if (c->n_invalid > INVALID_MAX_SHARE * (double)(c->n_invalid + c->n_valid)) {
+	size_t n_other = c->n_invalid - c->n_busy;
+	if (n_other > INVALID_MAX_SHARE * (double)(n_other + c->n_valid)) {
 		c->status = PT_FAILED;
 		snprintf(c->reason, sizeof c->reason, "%zu of %zu samples invalid (more than %.0f %%)",
-			 c->n_invalid, c->n_invalid + c->n_valid, INVALID_MAX_SHARE * 100);
+			 n_other, n_other + c->n_valid, INVALID_MAX_SHARE * 100);
 		return;
 	}
 	if (bad) {
@@ -780,16 +851,18 @@ static void check_ok_point(struct point_ctx *c)
 	if (isfinite(c->est_sub) && c->est_sub < 0)
 		flag(c->sanity, "negative_after_subtraction",
 		     "%.4g %s minus %.4g %s subtracted is negative", est, unit, c->total_sub, unit);
-	if (c->n_invalid > 0) {
-		/* The first invalid sample's note explains the others. */
+	if (c->n_invalid > c->n_busy) {
+		/* The first invalid sample's note explains the others (those
+		   other tasks spoiled have their own flag: cpu_taken). */
 		const char *why = "";
 		for (size_t k = 0; k < c->nr && !why[0]; k++)
 			for (size_t i = 0; i < c->rd[k].n_samples && !why[0]; i++)
-				if (!c->rd[k].samples[i].warmup && !c->rd[k].samples[i].valid)
+				if (!c->rd[k].samples[i].warmup && !c->rd[k].samples[i].valid &&
+				    !isfinite(busy_share(c, &c->rd[k].samples[i])))
 					why = c->rd[k].samples[i].note;
 		flag(c->sanity, "invalid_samples", "%zu of %zu samples flagged invalid by the probe%s%s%s",
-		     c->n_invalid, c->n_invalid + c->n_valid, why[0] ? " (first: " : "", why,
-		     why[0] ? ")" : "");
+		     c->n_invalid - c->n_busy, c->n_invalid + c->n_valid, why[0] ? " (first: " : "",
+		     why, why[0] ? ")" : "");
 	}
 	if (c->nk >= 3 && isfinite(c->sum.cv) && c->sum.cv > 0.25)
 		flag(c->sanity, "high_variation", "coefficient of variation %.0f %% over %zu samples",
@@ -818,6 +891,15 @@ static void put_sanity(struct point_ctx *c)
 		flag(c->sanity, "warmup_capped",
 		     "warm-up stopped at its cap, not at a steady state, in %zu of %zu round%s", capped,
 		     c->nr, c->nr == 1 ? "" : "s");
+	if (c->n_busy > 0) {
+		/* the flag word of a point other tasks spoiled, measured or not:
+		   the report and the run's last lines name it */
+		char busy[300];
+
+		busy_text(c, busy, sizeof busy);
+		flag(c->sanity, "cpu_taken", "%s: %s", busy, c->status == PT_SKIPPED ?
+		     "no sample left for an estimate" : "those samples were left out");
+	}
 	if (r->sanity_failed)
 		flag(c->sanity, "probe_sanity", "%s", r->sanity_msg);
 	if (r->cpu_requested >= 0 && !r->pinned && r->status != PT_SKIPPED)
@@ -866,6 +948,7 @@ json_t *results_point(const struct spec *s, const struct loaded_probe *lp,
 	free(c.map);
 	free(c.out);
 	free(c.kept);
+	free(c.busy);
 	free(c.e_raw);
 	free(c.e_sub);
 	free(c.n_r);
