@@ -4,7 +4,8 @@
  * the change points in tables with their reasons.
  *
  * One folder that works offline: the CSS is in the page, there is no
- * script, and the pictures are files beside it.  Every string that came
+ * script, and the pictures are files beside it (HTML_CSP lets a browser
+ * load nothing else).  Every string that came
  * from a store (experiment, parameters, hosts, kernels, flags) goes
  * through html_escape, so a parameter with "<script>" is text.
  */
@@ -179,6 +180,7 @@ static void page(FILE *f, const struct history_experiment *e, size_t n, char **c
 	gmtime_r(&t, &tm);
 	strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", &tm);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"" HTML_CSP "\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<title>Results over time</title>\n<style>%s</style>\n</head>\n<body>\n"
 		"<h1>Results over time</h1>\n<p class=\"muted\">Made %s by sysmeter's "

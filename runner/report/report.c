@@ -12,6 +12,7 @@
 #include "report/report_tools.h"
 #include "report/report_view.h"
 #include "report/chart.h"
+#include "lib/html.h"
 #include "lib/jsonutil.h"
 #include "lib/strf.h"
 #include "report/template.h"
@@ -186,6 +187,7 @@ int report_render(const char *run_dir, const char *templates_dir, unsigned forma
 		goto out;
 	}
 	report_view_put(view, "charts_drawn", json_boolean(rm.have_gnuplot && (rm.formats & REPORT_CHARTS)));
+	report_view_put(view, "html_csp", report_view_str(HTML_CSP));
 
 	if ((rm.formats & REPORT_MD) &&
 	    (ret = render_one(run_dir, verbose, view, "report.md", TEMPLATE_MD, dirs, err, errlen)) < 0)

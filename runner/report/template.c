@@ -145,6 +145,16 @@ static const struct { unsigned cp; const char *tex; } tex_chars[] = {
 	{0x2009, "\\,"}, {0x00a0, "~"}, {0x202f, "\\,"},
 };
 
+/* Can pdflatex's utf8 input with T1 typeset cp as it is? */
+static int tex_raw_ok(unsigned cp)
+{
+	/* T1 + utf8.def cover Latin-1 and Latin Extended-A but for these
+	   (checked against LaTeX 2022's u8: table) */
+	return cp >= 0xa1 && cp <= 0x17f && cp != 0xad && cp != 0x126 && cp != 0x127 &&
+	       cp != 0x138 && cp != 0x13f && cp != 0x140 && cp != 0x149 && cp != 0x166 &&
+	       cp != 0x167 && cp != 0x17f;
+}
+
 static void tex_char(FILE *f, const unsigned char *s, size_t *adv)
 {
 	unsigned cp = 0;
@@ -162,23 +172,45 @@ static void tex_char(FILE *f, const unsigned char *s, size_t *adv)
 			return;
 		}
 	}
-	/* T1 + utf8.def cover Latin-1 and Latin Extended-A but for these
-	   (checked against LaTeX 2022's u8: table) */
-	if (cp >= 0xa1 && cp <= 0x17f && cp != 0xad && cp != 0x126 && cp != 0x127 &&
-	    cp != 0x138 && cp != 0x13f && cp != 0x140 && cp != 0x149 && cp != 0x166 &&
-	    cp != 0x167 && cp != 0x17f)
+	if (tex_raw_ok(cp))
 		fwrite(s, 1, len, f);
 	else
 		fputc('?', f);
 }
 
+/* Every TEX_WORD_BREAK characters of a run without a space, a point where
+   TeX may break the line: a 5000-character parameter value (a path, a
+   command) would otherwise run 25,000 pt off the page.  Primitives only,
+   so that a user's template needs no macro: a penalty between two glues of
+   +fil and -fil stretch, which cancel when the line goes on, and leave the
+   line ragged when it breaks there (a bare \allowbreak between letters has
+   no glue: the line before it could only be overfull).  \relax ends the
+   glue, lest a following "minus" or "l" be read as part of it.  A LaTeX
+   table's column does not wrap: its cells are cut by report_view_cell. */
+#define TEX_WORD_BREAK 20
+/* At most this many characters of one value, then "...": a megabyte in a
+   spec's string would fill hundreds of pages of the PDF, or a table cell
+   taller than TeX can measure.  No text the runner writes comes near it;
+   the full value is in report.md, report.html and the results' JSON. */
+#define TEX_VALUE_MAX 2000
+#define TEX_BREAK "\\hskip0pt plus1fil\\penalty0\\hskip0pt plus-1fil\\relax{}"
+
 static void escape_tex(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t run = 0, chars = 0;
 
 	while (*p) {
 		size_t adv = 1;
 
+		if (++chars > TEX_VALUE_MAX) {
+			fputs("\\dots{}", f);
+			break;
+		}
+		if (*p == ' ' || *p == '\n' || *p == '\t')
+			run = 0;
+		else if (++run > TEX_WORD_BREAK && run % TEX_WORD_BREAK == 1)
+			fputs(TEX_BREAK, f);
 		switch (*p) {
 		case '\\': fputs("\\textbackslash{}", f); break;
 		case '{': fputs("\\{", f); break;
@@ -212,6 +244,46 @@ static void escape_tex(FILE *f, const char *s)
 		}
 		p += adv;
 	}
+}
+
+char *template_tex_utf8(const char *tex)
+{
+	const unsigned char *p = (const unsigned char *)(tex ? tex : "");
+	static const char begin[] = "\\begin{verbatim}", end[] = "\\end{verbatim}";
+	int verbatim = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		size_t adv = 1;
+		unsigned cp;
+
+		if (*p == '\\' && !strncmp((const char *)p, verbatim ? end : begin,
+					   verbatim ? sizeof end - 1 : sizeof begin - 1))
+			verbatim = !verbatim;
+		if (*p >= 0x80 && verbatim) {
+			/* a command would show as its name: only what prints as is */
+			adv = utf8_decode(p, &cp);
+			if (adv && tex_raw_ok(cp))
+				fwrite(p, 1, adv, f);
+			else
+				fputc('?', f);
+			adv = adv ? adv : 1;
+		} else if (*p >= 0x80) {
+			tex_char(f, p, &adv);
+		} else if (*p >= 0x20 || *p == '\n' || *p == '\t') {
+			fputc(*p, f);
+		}			/* other control characters: dropped */
+		p += adv;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /* Markdown: backslash-escape what would start emphasis, code, links, HTML

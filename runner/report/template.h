@@ -33,6 +33,15 @@ enum template_format {
    memory). */
 char *template_escape(const char *s, enum template_format f);
 
+/* LaTeX made elsewhere (libcmark's rendering of a description) made fit
+   for pdflatex: every character beyond ASCII as {{name}} writes it in
+   LaTeX (a known symbol's command, Latin-1 as is, anything else '?': an
+   emoji would stop pdflatex and lose the PDF), control characters
+   dropped; inside a verbatim environment, where a command would print as
+   its name, what cannot print as is becomes '?'.  malloc'd; NULL when out
+   of memory. */
+char *template_tex_utf8(const char *tex);
+
 /* Render template text `src`, called `name` in messages, with `view` as the
    root context.  Partials {{> p}} are read from the first of `dirs` (a
    NULL-terminated list, may be NULL) that has a file named p.  Returns a
