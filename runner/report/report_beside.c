@@ -135,8 +135,10 @@ json_t *report_beside_view(const char *run, json_t *res, json_t *swept,
 			json_t *v = json_object_get(json_object_get(p, "params_text"),
 						    json_string_value(sw));
 
-			jsonutil_append(vals, json_pack("{s:o}", "value",
-				report_view_line(json_is_string(v) ? json_string_value(v) : "?")));
+			const char *t = json_is_string(v) ? json_string_value(v) : "?";
+
+			jsonutil_append(vals, json_pack("{s:o, s:o}", "value", report_view_line(t),
+							"short", report_view_cell(t)));
 		}
 		report_view_put(row, "swept", vals);
 		report_view_put(row, "local", report_view_num(local * d->scale));

@@ -8,6 +8,7 @@
 #include "report/report_tools.h"
 #include "report/template.h"
 #include "lib/strf.h"
+#include "lib/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,8 +35,10 @@ static void last_log_line(const char *dir, char *out, size_t len)
 		return;
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = '\0';
+		/* gnuplot quotes the script, whose strings are the store's:
+		   shown escaped, never raw on a terminal */
 		if (line[strspn(line, " \t")] && line[0] != '$')
-			strf(out, len, "%s", line + strspn(line, " \t"));
+			text_escape(line + strspn(line, " \t"), out, len);
 	}
 	fclose(f);
 }

@@ -75,6 +75,7 @@ static json_t *swept_cells(json_t *pt, json_t *swept)
 		const char *t = jsonutil_str(json_object_get(pt, "params_text"), json_string_value(n));
 
 		report_view_put(c, "value", report_view_line(t ? t : "?"));
+		report_view_put(c, "short", report_view_cell(t ? t : "?"));
 		jsonutil_append(cells, c);
 	}
 	return cells;
@@ -600,7 +601,7 @@ void report_points_table_size(json_t *e)
 
 		json_array_foreach(pts, j, p) {
 			size_t c = text_chars(json_object_get(json_array_get(json_object_get(p, "swept"), i),
-							      "value"));
+							      "short"));
 			w = c > w ? c : w;
 		}
 		chars += w;

@@ -7,6 +7,7 @@
 #include "lib/monotonic.h"
 #include "lib/strf.h"
 #include "lib/supervise.h"
+#include "lib/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -272,7 +273,9 @@ static void latex_error(const char *logpath, char *out, size_t len)
 		if ((p && p[11] >= '0' && p[11] <= '9') || line[0] == '!') {
 			size_t n;
 
-			strf(out, len, "%s", p ? p : line + 2);
+			/* it may quote the text ("Unicode character X"): shown
+			   escaped, never raw on a terminal */
+			text_escape(p ? p : line + 2, out, len);
 			n = strlen(out);
 			if (n && out[n - 1] == '.')	/* our messages end without one */
 				out[n - 1] = '\0';
@@ -283,7 +286,9 @@ static void latex_error(const char *logpath, char *out, size_t len)
 }
 
 /* report.tex -> report.pdf with latexmk (else pdflatex, run until the
-   cross references settle), in a scratch folder, then renamed. */
+   cross references settle), in a scratch folder, then renamed.  The
+   scratch folder goes whatever happens (a LaTeX error, a timeout, Ctrl-C):
+   what the tool said is in the run's report.log, which the message names. */
 int report_tools_pdf(struct report_tools *t, int use_latexmk, char *msg, size_t msglen)
 {
 	char outdir[PATH_MAX], pdf[PATH_MAX], dst[PATH_MAX], logpath[PATH_MAX], why[512];
@@ -293,13 +298,23 @@ int report_tools_pdf(struct report_tools *t, int use_latexmk, char *msg, size_t 
 	char *pdflatex[] = { "pdflatex", "-interaction=nonstopmode", "-halt-on-error",
 			     "-file-line-error", "-no-shell-escape",
 			     "-output-directory=" REPORT_TEX_DIR, "report.tex", NULL };
-	int rc_tool = 0, pass;
+	int rc_tool = 0, pass, rc = -1;
+	struct stat st;
 
 	strf(outdir, sizeof outdir, "%s/" REPORT_TEX_DIR, t->run);
 	strf(pdf, sizeof pdf, "%s/report.pdf", outdir);
 	strf(dst, sizeof dst, "%s/report.pdf", t->run);
 	strf(logpath, sizeof logpath, "%s/report.log", outdir);
-	if (mkdir(outdir, 0755) < 0 && errno != EEXIST) {
+	/* a folder left by a killed runner is emptied; anything else by that
+	   name (a symbolic link in a run folder from elsewhere) is only
+	   unlinked, never followed */
+	if (lstat(outdir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			remove_tree_flat(outdir);
+		else
+			unlink(outdir);
+	}
+	if (mkdir(outdir, 0755) < 0) {
 		strf(msg, msglen, "cannot create %s: %s", outdir, strerror(errno));
 		return -1;
 	}
@@ -328,18 +343,14 @@ int report_tools_pdf(struct report_tools *t, int use_latexmk, char *msg, size_t 
 	if (rc_tool < 0) {
 		latex_error(logpath, why, sizeof why);
 		strf(msg + strlen(msg), msglen - strlen(msg), ": %s (see %s/report.log)", why, t->run);
-		return -1;
-	}
-	if (!report_tools_nonempty(pdf)) {
+	} else if (!report_tools_nonempty(pdf)) {
 		strf(msg, msglen, "%s wrote no report.pdf (see %s/report.log)",
 			 use_latexmk ? "latexmk" : "pdflatex", t->run);
-		return -1;
-	}
-	if (rename(pdf, dst) < 0) {
+	} else if (rename(pdf, dst) < 0) {
 		strf(msg, msglen, "cannot rename %s: %s", pdf, strerror(errno));
-		return -1;
+	} else {
+		rc = 0;
 	}
 	remove_tree_flat(outdir);
-	return 0;
+	return rc;
 }
-

@@ -61,6 +61,43 @@ json_t *report_view_line(const char *s)
 	return v;
 }
 
+/* Byte offset of character k of s (UTF-8; a stray continuation byte counts
+   with the character before it). */
+static size_t char_offset(const char *s, size_t k)
+{
+	size_t i = 0;
+
+	while (s[i] && k) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		k--;
+	}
+	return i;
+}
+
+json_t *report_view_cell(const char *s)
+{
+	char *l = one_line(s);
+	size_t n = 0, head = REPORT_VIEW_CELL_CHARS * 2 / 3, tail;
+	json_t *v;
+
+	if (!l)
+		return report_view_str("?");
+	for (const char *p = l; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (n <= REPORT_VIEW_CELL_CHARS) {
+		v = report_view_str(l);
+	} else {
+		/* the tail names the file of a path, the end of a command */
+		tail = REPORT_VIEW_CELL_CHARS - 1 - head;
+		v = report_view_strf("%.*s\xe2\x80\xa6%s", (int)char_offset(l, head), l,
+				     l + char_offset(l, n - tail));
+	}
+	free(l);
+	return v;
+}
+
 /* ------------------------------------------------------- numbers and sizes */
 
 json_t *report_view_num(double v)

@@ -27,6 +27,14 @@ void report_view_put(json_t *o, const char *key, json_t *v);
 /* A user string on one line (table cells cannot hold newlines or tabs). */
 json_t *report_view_line(const char *s);
 
+/* The same, cut for a LaTeX table's column, which does not wrap: a value
+   of more than REPORT_VIEW_CELL_CHARS characters keeps its first and last
+   characters with "…" between them (a 5000-character value would make the
+   table wider than TeX can measure and lose the PDF).  The full value
+   stays in the view beside it, for Markdown and HTML. */
+#define REPORT_VIEW_CELL_CHARS 64
+json_t *report_view_cell(const char *s);
+
 /* 3 significant digits (units_format_number), REPORT_VIEW_DASH when not finite;
    report_view_num_unit appends " unit"; report_view_ci is "[lo, hi]". */
 json_t *report_view_num(double v);
