@@ -4,6 +4,7 @@
  */
 #include "cli/history.h"
 #include "lib/strf.h"
+#include "lib/text.h"
 #include "lib/units.h"
 
 #include <math.h>
@@ -375,29 +376,71 @@ void history_pace_text(char *buf, size_t len, const struct history_series *s, si
 		     fabs(log(pace)) > HISTORY_HOST_BAND ? pace > 1 ? " slow" : " fast" : "");
 }
 
+/*
+ * Every string the text shows came from a store, which anyone may have
+ * written (a shared PostgreSQL, a run folder imported from elsewhere): a
+ * host name holding ESC[31m, a newline or a right-to-left override would
+ * drive the terminal, break its row or turn the text around.  They are
+ * shown escaped (text_escape: \x1b, \x0a, \u202e), so a row stays one line
+ * and the terminal only ever gets printable text.
+ */
+enum { SHOWN_RUN, SHOWN_HOST, SHOWN_KERNEL, SHOWN_FLAGS, SHOWN_STATUS, SHOWN_N };
+
+/* s escaped for the terminal, malloc'd; NULL when out of memory. */
+static char *shown(const char *s)
+{
+	size_t n = 4 * strlen(s ? s : "") + 1;
+	char *b = malloc(n);
+
+	if (b)
+		text_escape(s ? s : "", b, n);
+	return b;
+}
+
+static const char *or_q(const char *s)
+{
+	return s ? s : "?";
+}
+
+/* The strings of point p as the text shows them, into v[SHOWN_N]. */
+static void shown_point(const struct history_point *p, char **v)
+{
+	v[SHOWN_RUN] = shown(p->run_id);
+	v[SHOWN_HOST] = shown(p->host);
+	v[SHOWN_KERNEL] = shown(p->kernel);
+	v[SHOWN_FLAGS] = shown(p->flags);
+	v[SHOWN_STATUS] = shown(p->status);
+}
+
 static void print_series(FILE *f, const struct history_experiment *e,
 			 const struct history_series *s)
 {
 	char label[32], t[32], est[32], lo[32], hi[32], ci[80], why[512], host[256], pace[32];
 	double scale = history_display(s, label, sizeof label);
 	size_t wid = 3, wh = 4, wk = 6;
+	char **v = calloc(s->n * SHOWN_N + 1, sizeof *v), *name = shown(e->name),
+	     *key = shown(s->key), *unit = shown(label);
 
-	for (size_t i = 0; i < s->n; i++) {
-		wid = strlen(s->pt[i].run_id) > wid ? strlen(s->pt[i].run_id) : wid;
-		wh = strlen(s->pt[i].host) > wh ? strlen(s->pt[i].host) : wh;
-		wk = strlen(s->pt[i].kernel) > wk ? strlen(s->pt[i].kernel) : wk;
+	for (size_t i = 0; v && i < s->n; i++) {
+		char **w = v + i * SHOWN_N;
+
+		shown_point(&s->pt[i], w);
+		wid = strlen(or_q(w[SHOWN_RUN])) > wid ? strlen(or_q(w[SHOWN_RUN])) : wid;
+		wh = strlen(or_q(w[SHOWN_HOST])) > wh ? strlen(or_q(w[SHOWN_HOST])) : wh;
+		wk = strlen(or_q(w[SHOWN_KERNEL])) > wk ? strlen(or_q(w[SHOWN_KERNEL])) : wk;
 	}
-	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", e->name, *s->key ? s->key : "(its only point)",
-		s->n, s->n == 1 ? "" : "s", label);
+	fprintf(f, "\n%s %s  (%zu run%s, %s)\n", or_q(name),
+		*s->key ? or_q(key) : "(its only point)", s->n, s->n == 1 ? "" : "s", or_q(unit));
 	fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %-10s  %s\n", (int)wid, "run",
 		"started (UTC)", (int)wh, "host", (int)wk, "kernel", "estimate", "95% CI", "canary",
 		"flags");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct history_point *p = &s->pt[i];
 		const struct stats_cp_step *st = step_at(&s->cp, i);
+		char *const *w = v ? v + i * SHOWN_N : (char *[SHOWN_N]){ NULL };
 
 		if (st) {
-			history_step_reason(why, sizeof why, st, scale, label);
+			history_step_reason(why, sizeof why, st, scale, or_q(unit));
 			history_step_host_text(host, sizeof host, e, s, st);
 			fprintf(f, "  -- change point: %s from here: %s%s%s\n",
 				history_step_word(e->dir, st->delta), why, *host ? "; " : "", host);
@@ -416,10 +459,17 @@ static void print_series(FILE *f, const struct history_experiment *e,
 		history_pace_text(pace, sizeof pace, s, i);
 		/* no padding after the last column when the flags are empty */
 		fprintf(f, "  %-*s  %-19s  %-*s  %-*s  %10s  %-22s  %-*s%s%s%s%s\n", (int)wid,
-			p->run_id, t, (int)wh, p->host, (int)wk, p->kernel, est, ci,
-			*p->flags || odd ? 10 : 0, pace, *p->flags || odd ? "  " : "", p->flags,
-			odd ? " status=" : "", odd ? p->status : "");
+			or_q(w[SHOWN_RUN]), t, (int)wh, or_q(w[SHOWN_HOST]), (int)wk,
+			or_q(w[SHOWN_KERNEL]), est, ci, *p->flags || odd ? 10 : 0, pace,
+			*p->flags || odd ? "  " : "", *p->flags ? or_q(w[SHOWN_FLAGS]) : "",
+			odd ? " status=" : "", odd ? or_q(w[SHOWN_STATUS]) : "");
 	}
+	for (size_t i = 0; v && i < s->n * SHOWN_N; i++)
+		free(v[i]);
+	free(v);
+	free(name);
+	free(key);
+	free(unit);
 	if (s->cp.nstep == 0)
 		fprintf(f, "  no change point%s\n",
 			s->cp.nseg < 2 && s->n < 2 ? " (one run: nothing to compare)" : "");
@@ -434,10 +484,13 @@ static void print_series(FILE *f, const struct history_experiment *e,
 
 void history_print(FILE *f, const struct history_experiment *e)
 {
-	fprintf(f, "%s: %zu point%s; direction: %s (%s)\n", e->name, e->n, e->n == 1 ? "" : "s",
+	char *name = shown(e->name);
+
+	fprintf(f, "%s: %zu point%s; direction: %s (%s)\n", or_q(name), e->n, e->n == 1 ? "" : "s",
 		e->dir == HISTORY_DIR_TIME ? "bigger is slower"
 		: e->dir == HISTORY_DIR_RATE ? "bigger is faster" : "unknown (steps are up/down)",
 		e->dir_source ? e->dir_source : "");
+	free(name);
 	for (size_t i = 0; i < e->n; i++)
 		print_series(f, e, &e->s[i]);
 }
