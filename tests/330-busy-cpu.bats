@@ -68,6 +68,10 @@ spec() {
 	[ "$(json "$f" '[x["message"] for x in d["points"][0]["sanity"] if x["flag"] == "cpu_taken"]')" = '["in 21 of 30 samples a thread was off its CPU for 3.0-38 % of its run (median 12 %), beyond the 2 % a valid sample allows: those samples were left out"]' ]
 	[ "$(json "$f" '"invalid_samples" in [x["flag"] for x in d["points"][0]["sanity"]]')" = false ]
 	[[ "$output" == *"1 point kept its estimate without the samples other tasks spoiled (flag cpu_taken)"* ]]
+	# the report's discussion says what the flag means
+	run "$RUNNER" report "$OUT/s" --format md
+	[ "$status" -eq 0 ]
+	grep -q 'cpu\\_taken at 1 of 1 point: other tasks took the CPU during some samples, which were left out' "$OUT/s/report.md"
 }
 
 @test "samples invalid for another reason still fail their point, whatever off_cpu_share they carry: exit 1" {

@@ -234,7 +234,9 @@ static const struct { const char *flag, *meaning; } flag_meaning[] = {
 	{"outlying_rounds", "one round's estimate lies far from the others'"},
 	{"negative_after_subtraction", "subtracting the baseline left nothing: the operation is "
 	 "within the baseline's own uncertainty"},
-	{"invalid_samples", "the probe marked samples invalid (taken off its CPU) and they were left out"},
+	{"invalid_samples", "the probe marked samples invalid (its note says why) and they were left out"},
+	{"cpu_taken", "other tasks took the CPU during some samples, which were left out; a point "
+	 "left without enough of them is skipped, not failed: close other programs and rerun it"},
 	{"max_on_high_variation", "the estimator is a maximum over widely spread samples"},
 	{"no_samples", "no valid sample was kept"},
 	{"warmup_capped", "the warm-up reached its cap before the samples settled"},
