@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/store_cmd.h"
 #include "lib/exitcode.h"
+#include "lib/text.h"
 #include "results/results.h"
 #include "store/store.h"
 
@@ -93,12 +94,30 @@ static const char *existing(const struct cli_opts *o, char *path, size_t len)
 	return path;
 }
 
+/* "STORE: N runs checked, M differ from their folders[; K run folders
+   under DIR not in the store][; the store is damaged]" */
+static void check_summary(struct store *s, const char *runs_dir,
+			  const struct store_check_count *c)
+{
+	char dir[4 * PATH_MAX + 1];
+
+	printf("%s: %zu run%s checked, %zu differ%s from %s folder%s", store_where(s), c->runs,
+	       c->runs == 1 ? "" : "s", c->differ, c->differ == 1 ? "s" : "",
+	       c->differ == 1 ? "its" : "their", c->differ == 1 ? "" : "s");
+	if (runs_dir) {
+		text_escape(runs_dir, dir, sizeof dir);
+		printf("; %zu run folder%s under %s not in the store", c->missing,
+		       c->missing == 1 ? "" : "s", dir);
+	}
+	printf("%s\n", c->damaged ? "; the store is damaged" : "");
+}
+
 static int check(const struct cli_opts *o)
 {
 	char err[4096], path[PATH_MAX];
 	const char *where = existing(o, path, sizeof path);
 	struct store *s;
-	size_t runs = 0;
+	struct store_check_count cnt;
 	int bad;
 
 	if (!where)
@@ -107,13 +126,16 @@ static int check(const struct cli_opts *o)
 		fprintf(stderr, "runner: store check: %s\n", err);
 		return EXIT_USAGE;
 	}
-	bad = store_check(s, stdout, &runs, err, sizeof err);
+	/* the run folders that must all be in the store: -o DIR's; without
+	   -o, out's when the store is its own (out/sysmeter.db), none when
+	   --store names one (a shared store holds more than this folder) */
+	const char *runs_dir = o->out_dir ? o->out_dir : o->store ? NULL : "out";
+	bad = store_check(s, runs_dir, o->store ? store_where(s) : NULL, stdout, &cnt, err,
+			  sizeof err);
 	if (bad < 0)
 		fprintf(stderr, "runner: store check: %s\n", err);
 	else if (!o->quiet)
-		printf("%s: %zu run%s checked, %d differ%s from %s folder%s\n", store_where(s), runs,
-		       runs == 1 ? "" : "s", bad, bad == 1 ? "s" : "", bad == 1 ? "its" : "their",
-		       bad == 1 ? "" : "s");
+		check_summary(s, runs_dir, &cnt);
 	store_close(s);
 	return bad < 0 ? EXIT_USAGE : bad ? EXIT_FAILED : EXIT_OK;
 }

@@ -974,7 +974,9 @@ static int render_report(struct run *r, int exit_code)
 }
 
 /* The manifest's "store": where the run is recorded (a URL without its
-   password), and the error when it could not be; null with --no-store. */
+   password), whether it is (false until the store has committed: the
+   record rewrites it, store_record), and the error when it could not be;
+   null with --no-store. */
 static void manifest_store(struct run *r, const char *error)
 {
 	const struct engine_options *o = r->o;
@@ -986,8 +988,9 @@ static void manifest_store(struct run *r, const char *error)
 	}
 	snprintf(path, sizeof path, "%s/sysmeter.db", o->out_dir ? o->out_dir : "out");
 	where = store_redacted(o->store ? o->store : path);
-	jsonutil_set(r->manifest, "store", json_pack("{s:s,s:o}", "where", where, "error",
-						      error ? jsonutil_text(error) : json_null()));
+	jsonutil_set(r->manifest, "store", json_pack("{s:s,s:b,s:o}", "where", where, "recorded", 0,
+						      "error", error ? jsonutil_text(error)
+						      : json_null()));
 	free(where);
 }
 
@@ -1010,10 +1013,18 @@ static int record_run(struct run *r, int exit_code)
 	if (n >= 0 && o->verbose)
 		fprintf(stderr, "runner: recorded %d points in %s\n", n, store_where(s));
 	store_close(s);
-	if (n >= 0)
+	if (n >= 0) {
+		/* store_record rewrote the pending manifest so: the copy here agrees */
+		if (!write_failed)
+			jsonutil_set(json_object_get(r->manifest, "store"), "recorded", json_true());
 		return exit_code;
-	fprintf(stderr, "runner: the store: %s\nrunner: the run folder %s is complete; record it "
-		"later with: runner store import %s\n", err, r->dir, r->dir);
+	}
+	if (n == -2)	/* its run id is another run's: an import would be refused too */
+		fprintf(stderr, "runner: the store: %s\nrunner: the run folder %s is complete\n", err,
+			r->dir);
+	else
+		fprintf(stderr, "runner: the store: %s\nrunner: the run folder %s is complete; record "
+			"it later with: runner store import %s\n", err, r->dir, r->dir);
 	if (exit_code == EXIT_OK)
 		exit_code = EXIT_FAILED;
 	manifest_store(r, err);

@@ -57,31 +57,42 @@ int results_write_file(const char *path, const char *data, size_t len, char *err
 	return 0;
 }
 
-int results_write_json(const char *path, const json_t *j, char *err, size_t errlen)
+char *results_json_text(const json_t *j, const char *path, size_t *len, char *err, size_t errlen)
 {
 	const char *lost = jsonutil_build_failure();
 
 	if (lost) {
 		/* a value is missing from j or from what it was built from */
 		snprintf(err, errlen, "%s: not written: a value could not be built (%s)", path, lost);
-		return -1;
+		return NULL;
 	}
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (!s) {
 		snprintf(err, errlen, "%s: cannot encode JSON", path);
-		return -1;
+		return NULL;
 	}
 	size_t n = strlen(s);
 	char *withnl = realloc(s, n + 2);
 	if (!withnl) {
 		free(s);
 		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
+		return NULL;
 	}
 	withnl[n] = '\n';
 	withnl[n + 1] = 0;
-	int rc = results_write_file(path, withnl, n + 1, err, errlen);
-	free(withnl);
+	*len = n + 1;
+	return withnl;
+}
+
+int results_write_json(const char *path, const json_t *j, char *err, size_t errlen)
+{
+	size_t n;
+	char *text = results_json_text(j, path, &n, err, errlen);
+
+	if (!text)
+		return -1;
+	int rc = results_write_file(path, text, n, err, errlen);
+	free(text);
 	return rc;
 }
 

@@ -26,6 +26,10 @@ json_t *results_num(double v);
    leaves half a file.  0 or -1 with "PATH: <strerror>" in err. */
 int results_write_file(const char *path, const char *data, size_t len, char *err, size_t errlen);
 int results_write_json(const char *path, const json_t *j, char *err, size_t errlen);
+/* The exact text results_write_json writes for j (a trailing newline),
+   malloc'd, its length in *len; NULL with err (path only names it there).
+   The store hashes a manifest's final text before writing it. */
+char *results_json_text(const json_t *j, const char *path, size_t *len, char *err, size_t errlen);
 
 /* mkdir -p */
 int results_mkdirs(const char *path, char *err, size_t errlen);

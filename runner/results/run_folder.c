@@ -46,10 +46,13 @@ json_t *results_load(const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* O_NOFOLLOW: a symbolic link planted in a folder is not read through
+	   (the folder's own path may still be one: out/latest) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path,
+			 errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;

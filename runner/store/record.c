@@ -4,10 +4,15 @@
  * checked, JSON read only from regular files), then the run's rows are
  * replaced in one transaction, so recording a run twice (a resume, an
  * import of a run already recorded) leaves one copy of it, and a reader
- * never sees half a run.
+ * never sees half a run.  A run id the store holds for another run (another
+ * folder, another machine) is refused, never replaced.  The manifest says
+ * `store.recorded: true` only once the store has committed: a pending
+ * record's manifest is rewritten after the commit, and the store keeps the
+ * sha256 of that final text (docs/results-format.md, "The results store").
  */
 #include "results/results.h"
 #include "lib/jsonutil.h"
+#include "lib/text.h"
 #include "store/store.h"
 #include "store/store_db.h"
 #include "store/store_key.h"
@@ -15,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,9 +237,98 @@ fail:
 	return -1;
 }
 
+/* SYSMETER_TEST_KILL_AT=before_begin|before_commit|after_commit: the
+   runner kills itself (SIGKILL) at that point of the record, so that tests
+   can see what each moment leaves (tests/542-store-record.bats).  Test
+   only; it kills nothing but this process, which anyone may do. */
+static void test_kill_at(const char *at)
+{
+	const char *e = getenv("SYSMETER_TEST_KILL_AT");
+
+	if (e && strcmp(e, at) == 0)
+		raise(SIGKILL);
+}
+
+/* The manifest as it reads once recorded: a record the run left pending
+   (store.recorded false: the run's own record, or one that failed) is
+   completed, {where: this store, recorded: true, error: null}; its text,
+   malloc'd, in *text, NULL when the manifest stays as it is (recorded by
+   its run, or by another store; or run with --no-store: a folder that is
+   only imported, perhaps a colleague's, is never written). */
+static int final_manifest(struct store *s, json_t *m, const char *mpath, char **text,
+			  size_t *len, char *err, size_t errlen)
+{
+	json_t *st = json_object_get(m, "store");
+
+	*text = NULL;
+	if (!json_is_object(st) || !json_is_false(json_object_get(st, "recorded")))
+		return 0;
+	jsonutil_set(st, "where", jsonutil_text(store_where(s)));
+	jsonutil_set(st, "recorded", json_true());
+	jsonutil_set(st, "error", json_null());
+	*text = results_json_text(m, mpath, len, err, errlen);
+	return *text ? 0 : -1;
+}
+
+/* Another run under this id already in the store?  The same run is the
+   same folder (realpath) on the same machine (fingerprint), or a folder
+   moved: same machine and the same manifest (sha256 as the store recorded
+   it), elsewhere.  Anything else is another run: refused, so that one run
+   never replaces another's rows (a colleague's run imported into a shared
+   store).  0, 1 (refused, said in err) or -1. */
+static int clash(struct rec *r, const char *dir, const char *fp, const char *sha_now,
+		 const char *sha_final)
+{
+	struct store_result row;
+	int rc = 0;
+
+	if (store_db_exec(r->s, "SELECT run_dir, fingerprint, manifest_sha256 FROM runs "
+			  "WHERE id = $1", (const char *const[]){r->run_id}, 1, &row, r->err,
+			  r->errlen) < 0)
+		return -1;
+	if (row.nrows && row.ncols == 3) {
+		const char *was = row.cell[0] ? row.cell[0] : "(no folder)";
+		const char *wfp = row.cell[1] ? row.cell[1] : "(none)", *wsha = row.cell[2];
+		int same_machine = strcmp(wfp, fp) == 0;
+		int same_folder = row.cell[0] && strcmp(row.cell[0], dir) == 0;
+		int moved = wsha && (strcmp(wsha, sha_now) == 0 || strcmp(wsha, sha_final) == 0);
+
+		if (!same_machine || (!same_folder && !moved)) {
+			char a[1024], b[1024], id[600];
+
+			text_escape(was, a, sizeof a);
+			text_escape(dir, b, sizeof b);
+			text_escape(r->run_id, id, sizeof id);
+			snprintf(r->err, r->errlen, "%s: run id '%s' is another run's: the store has it "
+				 "from %s (machine %s), this one is %s (machine %s); nothing recorded "
+				 "(a run id names one run: give this one another with --run-id, or "
+				 "record it in another store)", store_where(r->s), id, a, wfp, b, fp);
+			rc = 1;
+		}
+	}
+	store_result_free(&row);
+	return rc;
+}
+
+/* The manifest's final text in place, once the store has committed. */
+static int publish(const char *mpath, const char *text, size_t len, struct rec *r)
+{
+	char why[4600];
+
+	if (results_write_file(mpath, text, len, why, sizeof why) == 0)
+		return 0;
+	snprintf(r->err, r->errlen, "recorded in %s, but the manifest could not say so (%s): "
+		 "`runner store check` names the folder until it is imported again",
+		 store_where(r->s), why);
+	return -1;
+}
+
 int store_record(struct store *s, const char *run_dir, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], mpath[PATH_MAX + 32], msha[65];
+	char dir[PATH_MAX], mpath[PATH_MAX + 32], msha[65], fsha[65], fp[32];
+	char *text = NULL;
+	size_t len = 0;
+	int refused = 0;
 	json_t *m, *x;
 	struct rec r = {.s = s, .err = err, .errlen = errlen};
 	size_t i, points = 0;
@@ -251,9 +346,30 @@ int store_record(struct store *s, const char *run_dir, char *err, size_t errlen)
 		json_decref(m);
 		return -1;
 	}
-	if (store_sha256_file(mpath, msha, err, errlen) < 0 || store_db_begin(s, err, errlen) < 0) {
+	store_fingerprint(json_object_get(m, "machine"), fp, sizeof fp);
+	/* the stored sha256 is the manifest's as it reads after the record:
+	   the final text's when the record completes a pending one */
+	if (store_sha256_file(mpath, fsha, err, errlen) < 0 ||
+	    final_manifest(s, m, mpath, &text, &len, err, errlen) < 0) {
 		json_decref(m);
 		return -1;
+	}
+	if (text)
+		store_sha256_text(text, len, msha);
+	else
+		memcpy(msha, fsha, sizeof msha);
+	test_kill_at("before_begin");
+	if (store_db_begin(s, err, errlen) < 0)
+		goto out;
+	switch (clash(&r, dir, fp, fsha, msha)) {
+	case 0:
+		break;
+	case 1:
+		store_db_rollback(s);
+		refused = 1;
+		goto out;
+	default:
+		goto fail;
 	}
 	if (del_run(&r) < 0 || put_run(&r, m, dir, msha) < 0)
 		goto fail;
@@ -261,10 +377,12 @@ int store_record(struct store *s, const char *run_dir, char *err, size_t errlen)
 		if (put_experiment(&r, dir, x) < 0)
 			goto fail;
 	}
-	if (store_db_commit(s, err, errlen) < 0) {
-		json_decref(m);
-		return -1;
-	}
+	test_kill_at("before_commit");
+	if (store_db_commit(s, err, errlen) < 0)
+		goto out;
+	test_kill_at("after_commit");
+	if (text && publish(mpath, text, len, &r) < 0)
+		goto out;
 	{
 		struct store_result cnt;
 		const char *p[] = {r.run_id};
@@ -274,10 +392,13 @@ int store_record(struct store *s, const char *run_dir, char *err, size_t errlen)
 			points = strtoul(cnt.cell[0], NULL, 10);
 		store_result_free(&cnt);
 	}
+	free(text);
 	json_decref(m);
 	return (int)points;
 fail:
 	store_db_rollback(s);
+out:
+	free(text);
 	json_decref(m);
-	return -1;
+	return refused ? -2 : -1;
 }

@@ -60,14 +60,31 @@ int store_row_order(const struct store_row *a, const struct store_row *b);
 int store_experiments(struct store *s, char ***names, size_t *n, char *err, size_t errlen);
 
 /* Record (or re-record: the run's rows replaced in one transaction) the run
-   folder run_dir.  The number of points recorded, or -1 with err (nothing
-   of the run written). */
+   folder run_dir.  The store's run id is one run: the same folder on the
+   same machine, or the same manifest moved to another folder on it; any
+   other run under that id is refused.  A manifest whose store.recorded is
+   false says true (and this store) once the store has committed, and the
+   store keeps that final text's sha256.  The number of points recorded;
+   -2 when refused (err names both folders; nothing written); -1 with err
+   (nothing of the run written, or, when err says so, written but the
+   manifest not rewritten). */
 int store_record(struct store *s, const char *run_dir, char *err, size_t errlen);
 
-/* The store against the folders it points to: each difference as a line on
-   out ("RUN: what differs"); *nruns gets the runs checked.  The number of
-   runs that differ (0: all match), or -1 with err. */
-int store_check(struct store *s, FILE *out, size_t *nruns, char *err, size_t errlen);
+struct store_check_count {
+	size_t runs;			/* runs of the store checked */
+	size_t differ;			/* of them, those that differ from their folder */
+	size_t missing;			/* run folders under runs_dir the store lacks */
+	int damaged;			/* a SQLite store's quick_check failed */
+};
+
+/* The store against the folders it points to, and (runs_dir not NULL)
+   every run folder under runs_dir against the store: each difference as
+   a line on out ("RUN: what differs", "FOLDER: not in the store (record
+   it with: runner store import [--store IMPORT_STORE] FOLDER)"); a SQLite
+   store is read whole first (quick_check).  The number of differences (0:
+   all match), or -1 with err. */
+int store_check(struct store *s, const char *runs_dir, const char *import_store, FILE *out,
+		struct store_check_count *cnt, char *err, size_t errlen);
 
 /* The newest run before run_id on the same machine (fingerprint) that
    measured one of its experiments: 1 with its id and folder (malloc'd),

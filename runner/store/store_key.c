@@ -4,12 +4,15 @@
 #include "store/store_key.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* s onto f, with ',', '=', '%' and control bytes as %XX */
 static void put_escaped(FILE *f, const char *s)
@@ -178,19 +181,51 @@ char *store_redact_url(const char *url)
 	return closed(f, &out);
 }
 
+/* A regular file opened for reading, never a FIFO or device (open would
+   wait for a writer; O_NONBLOCK, then fstat) nor a symbolic link planted
+   in a run folder (O_NOFOLLOW).  NULL with err. */
+static FILE *open_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, fd >= 0 ? "not a regular file"
+			 : errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "rb"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+void store_sha256_text(const char *data, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL))
+		abort();
+	for (unsigned int i = 0; i < mdlen && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
 int store_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = open_regular(path, err, errlen);
 	EVP_MD_CTX *ctx;
 	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	size_t n;
 	int ok;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	ctx = EVP_MD_CTX_new();
 	ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)

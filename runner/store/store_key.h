@@ -31,8 +31,12 @@ void store_fingerprint(const json_t *machine, char *buf, size_t len);
 char *store_redact_url(const char *url);
 
 
-/* sha256 of a file as 64 hex digits; 0, or -1 with err. */
+/* sha256 of a file as 64 hex digits; 0, or -1 with err (a file that is
+   not regular, or a symbolic link, is refused, never waited on). */
 int store_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
+
+/* sha256 of len bytes as 64 hex digits. */
+void store_sha256_text(const char *data, size_t len, char hex[65]);
 
 /* ISO-8601 UTC ("2026-11-25T08:00:00Z") as unix seconds; NAN if not. */
 double store_iso_seconds(const char *iso);
