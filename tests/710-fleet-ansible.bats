@@ -30,7 +30,10 @@ teardown() {
 	fleet_hosts_up "$H" a b c
 	fleet_sshd_start "$H" a
 	fleet_sshd_start "$H" b
-	# c has its namespace and address, and no sshd
+	# c has its namespace and address, and no sshd; a's sysmeter_fleet_dir
+	# holds a file of its own, which the fleet leaves alone
+	mkdir -p "$H/host-a/sysmeter/notes"
+	echo mine > "$H/host-a/sysmeter/notes/mine.txt"
 	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" run "$RUNNER" fleet --ansible "$H/inventory" \
 		-o "$OUT" --run-id fl --quick --seed 7 --time-limit 120 "$SPECS/b_three.yaml" "$SPECS/fixed.yaml"
 	echo "$output" | tail -20
@@ -38,9 +41,12 @@ teardown() {
 	[[ "$output" == *"runner: fleet: c: missing: unreachable:"*"Connection refused"* ]]
 	[ "${lines[${#lines[@]}-1]}" = "$OUT/fl" ]
 	# the copy was real: each host ran the build from its own folder
-	[ -x "$H/host-a/sysmeter/bin/runner" ]
-	[ -f "$H/host-b/sysmeter/out/fl-b/manifest.json" ]
-	cmp "$RUNNER" "$H/host-a/sysmeter/bin/runner"
+	[ -x "$H/host-a/sysmeter/fl/bin/runner" ]
+	[ -f "$H/host-b/sysmeter/fl/out/fl-b/manifest.json" ]
+	cmp "$RUNNER" "$H/host-a/sysmeter/fl/bin/runner"
+	# in a folder of the fleet's own (FLEET_DIR/FLEET_ID, with its marker)
+	[ -f "$H/host-a/sysmeter/fl/.sysmeter-fleet" ]
+	[ "$(cat "$H/host-a/sysmeter/notes/mine.txt")" = mine ]
 	# one folder: the merged report and each host's run inside
 	[ "$(json "$OUT/fl/manifest.json" '[r["name"] for r in d["hosts"]["runs"]]')" = '["a", "b"]' ]
 	[ "$(json "$OUT/fl/hosts/a/manifest.json" 'd["seed_text"]')" = 7 ]
@@ -96,7 +102,7 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"runner: fleet: b: missing: refuse another version: runner version on b ($H/host-b/installed/runner) is 'runner (sysmeter) 0.0.1-other', expected '$want'"* ]]
 	# b ran nothing; a ran its installed runner, and its run is merged
-	[ ! -e "$H/host-b/sysmeter/out" ]
+	[ ! -e "$H/host-b/sysmeter/fl/out" ]
 	[ "$(json "$OUT/fl/hosts/a/manifest.json" 'd["command_line"][0]')" = "$H/host-a/installed/runner" ]
 	[ "$(json "$OUT/fl/manifest.json" '[r["name"] for r in d["hosts"]["runs"]]')" = '["a"]' ]
 	[ "$(json "$OUT/fl/hosts.json" '[h["reason"] for h in d["hosts"] if h["name"] == "b"][0]')" = \
@@ -111,9 +117,9 @@ catch_tokens() {
 	local f to
 	mkdir -p "$1"
 	while :; do
-		for f in "$H"/host-*/sysmeter/serve.token "$H"/host-*/sysmeter/peer.token; do
+		for f in "$H"/host-*/sysmeter/fl/serve.token "$H"/host-*/sysmeter/fl/peer.token; do
 			[ -s "$f" ] || continue
-			to="$1/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+			to="$1/$(basename "$(dirname "$(dirname "$(dirname "$f")")")")-$(basename "$f")"
 			[ -e "$to" ] && continue
 			stat -c %a "$f" > "$to.mode" && cp "$f" "$to"
 		done
@@ -162,8 +168,8 @@ pair_hosts_up() {
 		[ "$(json "$OUT/fl/hosts/$h/results/rtt.json" '[(p["params"]["target"], p["status"]) for p in d["points"]]')" = '[["remote", "ok"]]' ]
 	done
 	# the serves saw those sessions come from the other host
-	grep -q "session [0-9]* from $LINK_B:[0-9]*: ECHO" "$H/host-a/sysmeter/serve.log"
-	grep -q "session [0-9]* from $LINK_A:[0-9]*: ECHO" "$H/host-b/sysmeter/serve.log"
+	grep -q "session [0-9]* from $LINK_B:[0-9]*: ECHO" "$H/host-a/sysmeter/fl/serve.log"
+	grep -q "session [0-9]* from $LINK_A:[0-9]*: ECHO" "$H/host-b/sysmeter/fl/serve.log"
 	# the fleet's record and the report name each host's peer
 	[ "$(json "$OUT/fl/hosts.json" '[(h["name"], h["fleet"]["peer"]["name"]) for h in d["hosts"]]')" = '[["a", "b"], ["b", "a"]]' ]
 	grep -q '^| a | b |$' "$OUT/fl/report.md"
@@ -187,7 +193,7 @@ pair_hosts_up() {
 	! grep -rqF -e "$ta" -e "$tb" "$OUT" "$H/host-a" "$H/host-b" || false
 	[[ "$output" != *"$ta"* && "$output" != *"$tb"* ]]
 	# and gone from the hosts; no serve left running
-	[ -z "$(ls "$H"/host-*/sysmeter/*.token 2>/dev/null)" ]
+	[ -z "$(ls "$H"/host-*/sysmeter/fl/*.token 2>/dev/null)" ]
 	! runner_in "smfleet-$$-a" || false
 	! runner_in "smfleet-$$-b" || false
 }
@@ -207,7 +213,7 @@ pair_hosts_up() {
 	[ "$(json "$OUT/fl/hosts/a/results/rtt.json" '[p["status"] for p in d["points"]]')" = '["skipped"]' ]
 	[ "$(json "$OUT/fl/hosts.json" '[h["fleet"]["peer"]["name"] for h in d["hosts"] if h["name"] == "a"]')" = '[null]' ]
 	grep -q '^| a | none (no other host of the fleet got as far as the run' "$OUT/fl/report.md"
-	[ -z "$(ls "$H"/host-a/sysmeter/*.token 2>/dev/null)" ]
+	[ -z "$(ls "$H"/host-a/sysmeter/fl/*.token 2>/dev/null)" ]
 }
 
 @test "fleet: bad usage is exit 2 before anything runs" {
@@ -270,12 +276,14 @@ no_runner_in() {
 	fleet_hosts_up "$H" a
 	fleet_sshd_start "$H" a
 	hang_spec
+	mkdir -p "$H/host-a/sysmeter"
+	echo mine > "$H/host-a/sysmeter/mine.txt"
 	SYSMETER_PROBE_DIR="$PWD/$BUILD/fixtures/probes" "$RUNNER" fleet --ansible "$H/inventory" \
 		-o "$OUT" --run-id fl --time-limit 600 "$SPECS/hang.yaml" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	# the measuring run's folder, not just a runner (the version check is one
 	# too): a run stopped before its folder exists writes nothing, by design
-	wait_until 120 test -d "$H/host-a/sysmeter/out/fl-a"
+	wait_until 120 test -d "$H/host-a/sysmeter/fl/out/fl-a"
 	kill -INT "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -285,13 +293,15 @@ no_runner_in() {
 	grep -q "runner: fleet: a: missing: interrupted before this host finished" "$BATS_TEST_TMPDIR/err"
 	# the host's runner got SIGTERM from stop.yml and saved what it had
 	wait_until 30 no_runner_in "smfleet-$$-a"
-	[ "$(json "$H/host-a/sysmeter/out/fl-a/manifest.json" 'd["status"]')" = interrupted ]
+	[ "$(json "$H/host-a/sysmeter/fl/out/fl-a/manifest.json" 'd["status"]')" = interrupted ]
+	# the host's fleet folder removed nothing else of sysmeter_fleet_dir
+	[ "$(cat "$H/host-a/sysmeter/mine.txt")" = mine ]
 	[ ! -e "$OUT/fl" ]
 }
 
 # both_running: a's and b's runs have started (each after every serve was up)
 both_running() {
-	[ -s "$H/host-a/sysmeter/run.pid" ] && [ -s "$H/host-b/sysmeter/run.pid" ] &&
+	[ -s "$H/host-a/sysmeter/fl/run.pid" ] && [ -s "$H/host-b/sysmeter/fl/run.pid" ] &&
 		runner_in "smfleet-$$-a" && runner_in "smfleet-$$-b"
 }
 
@@ -307,8 +317,8 @@ no_runner_in_both() {
 	pid=$!
 	wait_until 120 both_running
 	# the serves are up with their secrets while the runs go on
-	[ -s "$H/host-a/sysmeter/serve.token" ] && [ -s "$H/host-b/sysmeter/peer.token" ]
-	[ -s "$H/host-a/sysmeter/serve.pid" ] && [ -s "$H/host-b/sysmeter/serve.pid" ]
+	[ -s "$H/host-a/sysmeter/fl/serve.token" ] && [ -s "$H/host-b/sysmeter/fl/peer.token" ]
+	[ -s "$H/host-a/sysmeter/fl/serve.pid" ] && [ -s "$H/host-b/sysmeter/fl/serve.pid" ]
 	kill -INT "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -317,6 +327,6 @@ no_runner_in_both() {
 	grep -q "interrupted: stopping the hosts' runs" "$BATS_TEST_TMPDIR/err"
 	# stop.yml ended every runner there, the serves too, and took the secrets
 	wait_until 30 no_runner_in_both
-	[ -z "$(ls "$H"/host-*/sysmeter/*.token 2>/dev/null)" ]
+	[ -z "$(ls "$H"/host-*/sysmeter/fl/*.token 2>/dev/null)" ]
 	[ ! -e "$OUT/fl" ]
 }

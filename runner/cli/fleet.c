@@ -14,9 +14,10 @@
  * host ends with a status here: its run, or missing with the reason; none is
  * dropped in silence (exit 1 when one is missing).
  *
- * No user string reaches a shell: host names come from ansible-inventory
- * and are checked before use, paths and options go to the playbook as JSON
- * extra-vars and to the hosts as the command module's argv.
+ * No user string reaches a shell or Jinja2: host names come from
+ * ansible-inventory and are checked before use, paths and options go to
+ * the playbook as extra-vars marked !unsafe (fleet_vars.c: never
+ * templated) and to the hosts as the command module's argv.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,7 @@
 
 #include "cli/fleet.h"
 #include "cli/fleet_run.h"
+#include "cli/fleet_vars.h"
 #include "cli/merge_hosts.h"
 #include "exec/loader.h"
 #include "lib/exitcode.h"
@@ -110,9 +112,12 @@ static json_t *inventory_hosts(const char *stage, const char *inventory)
 			int seen = 0;
 
 			if (!text_host_name_ok(json_string_value(h))) {
+				char *shown = fleet_shown(json_string_value(h));
+
 				fprintf(stderr, "runner: fleet: %s: host '%s': a host name is letters, digits, "
 					"'.', '_' and '-' (it names the host's folder)\n", inventory,
-					json_string_value(h) ? json_string_value(h) : "?");
+					shown ? shown : "?");
+				free(shown);
 				json_decref(inv);
 				json_decref(names);
 				return NULL;
@@ -192,8 +197,11 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 			 "fleet_version", version, "fleet_argv", argv,
 			 "fleet_time_limit", (json_int_t)o->time_limit, "fleet_pairs", o->pairs,
 			 "fleet_tokens", tokens);
-	snprintf(vars_path, sizeof vars_path, "%s/vars.json", stage);
-	if (!vars || results_write_json(vars_path, vars, err, sizeof err) < 0) {
+	/* YAML with every string !unsafe: Ansible templates the strings of
+	   extra-vars, and a value of ours (a --set, a spec's name, the fleet
+	   id, the stage's path) holding "{{" would run on this machine */
+	snprintf(vars_path, sizeof vars_path, "%s/vars.yml", stage);
+	if (!vars || fleet_vars_write(vars_path, vars, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: fleet: %s\n", vars ? err : "out of memory");
 		goto out;
 	}
@@ -207,9 +215,14 @@ static int fleet_ansible(char **specs, size_t n, struct cli_opts *o, const char 
 		snprintf(at_vars, sizeof at_vars, "@%s", vars_path);
 		snprintf(forks, sizeof forks, "%zu", json_array_size(names));
 		snprintf(limit, sizeof limit, "%.0f", o->time_limit);
-		if (!o->quiet)
+		if (!o->quiet) {
+			char *shown = fleet_shown(fleet_id);
+
 			fprintf(stderr, "runner: fleet: %zu hosts, run %s, seed %llu, time limit %s s\n",
-				json_array_size(names), fleet_id, (unsigned long long)o->seed, limit);
+				json_array_size(names), shown ? shown : "?", (unsigned long long)o->seed,
+				limit);
+			free(shown);
+		}
 		/* the playbook's own bound: every host's time limit, plus copying */
 		prc = fleet_run_tool(pargv, NULL, o->quiet, o->time_limit + 900, &how);
 		if (prc == 127) {

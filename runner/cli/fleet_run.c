@@ -25,6 +25,7 @@
 #include "lib/jsonutil.h"
 #include "lib/monotonic.h"
 #include "lib/supervise.h"
+#include "lib/text.h"
 #include "results/results.h"
 
 static volatile sig_atomic_t interrupted;
@@ -113,6 +114,16 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 void fleet_rm_tree(const char *dir)
 {
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *fleet_shown(const char *s)
+{
+	size_t len = 4 * strlen(s ? s : "?") + 1;	/* text_escape's worst case */
+	char *buf = malloc(len);
+
+	if (buf)
+		text_escape(s ? s : "?", buf, len);
+	return buf;
 }
 
 /* A file beside the runner: ../REL_BUILD from build/runner, else
@@ -358,10 +369,17 @@ int fleet_finish(const char *stage, const char *fleet_id, json_t *hosts, json_t 
 	size_t i, missing = 0;
 	int rc;
 
+	/* a reason is a host's text (ssh's, a program's output, a path of
+	   its inventory): escaped, it stays on its line and drives nothing */
 	json_array_foreach(hosts, i, x)
 		if (!strcmp(jsonutil_str(x, "status"), "missing")) {
-			fprintf(stderr, "runner: fleet: %s: missing: %s\n", jsonutil_str(x, "name"),
-				jsonutil_str(x, "reason"));
+			char *name = fleet_shown(jsonutil_str(x, "name")),
+			     *why = fleet_shown(jsonutil_str(x, "reason"));
+
+			fprintf(stderr, "runner: fleet: %s: missing: %s\n", name ? name : "?",
+				why ? why : "?");
+			free(name);
+			free(why);
 			missing++;
 		}
 	snprintf(path, sizeof path, "%s/hosts.json", stage);

@@ -19,6 +19,10 @@ void fleet_catch_signals(struct sigaction *old_int, struct sigaction *old_term);
 int fleet_interrupted(void);
 void fleet_set_interrupted(int on);
 void fleet_rm_tree(const char *dir);
+/* s as it may reach the terminal (text_escape: no ESC, no newline, one
+   line stays one line), a new string to free; "?" for NULL, NULL when out
+   of memory. */
+char *fleet_shown(const char *s);
 /* A file shipped beside the runner (tools/... in the tree, share/sysmeter/...
    installed): 0 with its path in out, else -1. */
 int fleet_find_file(const char *rel_build, const char *rel_installed, char *out, size_t len);

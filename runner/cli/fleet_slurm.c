@@ -274,8 +274,11 @@ int fleet_slurm(char **specs, size_t n, struct cli_opts *o, const char *stage_un
 			char *save = NULL, *tok, nl[64 + 300];
 
 			if (capture(hargv, stage, "nodes.out", nodelist, sizeof nodelist, 60) < 0) {
+				char *shown = fleet_shown(o->slurm_nodelist);
+
 				fprintf(stderr, "runner: fleet: --nodelist %s: scontrol cannot expand it\n",
-					o->slurm_nodelist);
+					shown ? shown : "?");
+				free(shown);
 				rc = EXIT_USAGE;
 				goto rm;
 			}
@@ -283,15 +286,26 @@ int fleet_slurm(char **specs, size_t n, struct cli_opts *o, const char *stage_un
 			sargv[fixed] = nl;
 			for (tok = strtok_r(nodelist, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
 				snprintf(nl, sizeof nl, "--nodelist=%s", tok);
-				if (submit(sargv, stage, jobs) < 0)
-					jsonutil_append(hosts, json_pack("{s:s,s:s,s:s}", "name", tok, "status",
-						"missing", "reason", "sbatch refused the job"));
+				if (submit(sargv, stage, jobs) < 0) {
+					/* named as shown: a name that is not UTF-8 would
+					   make no JSON, and the node would vanish */
+					char *shown = fleet_shown(tok);
+
+					jsonutil_append(hosts, json_pack("{s:s,s:s,s:s}", "name",
+						shown ? shown : "?", "status", "missing", "reason",
+						"sbatch refused the job"));
+					free(shown);
+				}
 			}
 		}
 	}
-	if (!o->quiet)
+	if (!o->quiet) {
+		char *shown = fleet_shown(fleet_id);
+
 		fprintf(stderr, "runner: fleet: %zu Slurm job(s), run %s, seed %llu, time limit %s s\n",
-			json_array_size(jobs), fleet_id, (unsigned long long)o->seed, limit);
+			json_array_size(jobs), shown ? shown : "?", (unsigned long long)o->seed, limit);
+		free(shown);
+	}
 	if (json_array_size(jobs))
 		wait_jobs(jobs, stage, o->time_limit + 600);
 	/* an array's tasks: one outcome folder per task job id; find them */
