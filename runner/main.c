@@ -39,21 +39,45 @@ static int command_at(int argc, char **argv)
 	return 0;
 }
 
+/* The command line as /proc/PID/cmdline and ps show it for the whole run:
+   each argument written over with what the manifest records of it
+   (o->argv: a store URL's password gone), cut to the argument's length
+   and padded with NULs, in place, as mysql's client does with -pPASSWORD.
+   What is parsed is a copy (main), made before. */
+static void scrub(int argc, char **argv, const struct cli_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *clean = o->argv[i] ? o->argv[i] : "";
+		size_t n = strlen(argv[i]), k = strlen(clean);
+
+		if (strcmp(argv[i], clean) == 0)
+			continue;
+		k = k < n ? k : n;
+		memcpy(argv[i], clean, k);
+		memset(argv[i] + k, 0, n - k);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd = &cli_commands[0];
 	struct cli_opts o;
 	char **ops = calloc((size_t)argc + 1, sizeof *ops);
 	char **args = calloc((size_t)argc + 1, sizeof *args);	/* argv without the command */
+	char **own = calloc((size_t)argc + 1, sizeof *own);	/* argv's copy, parsed */
 	size_t nops = 0;
-	int at, nargs = 0, rc;
+	int at, nargs = 0, rc, copied = 0;
 
 	/* GSL's default handler aborts; stats.c checks every result instead. */
 	gsl_set_error_handler_off();
-	if (!ops || !args || cli_opts_init(&o, argc, argv) < 0) {
+	for (; own && copied < argc && (own[copied] = strdup(argv[copied])); copied++)
+		;
+	if (!ops || !args || copied < argc || cli_opts_init(&o, argc, own) < 0) {
 		fprintf(stderr, "runner: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	scrub(argc, argv, &o);
+	argv = own;
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_usage(stdout);
 		rc = EXIT_OK;
@@ -87,5 +111,8 @@ out:
 	free(ops);
 	free(args);
 	cli_opts_free(&o);
+	for (int i = 0; i < argc; i++)
+		free(own[i]);
+	free(own);
 	return rc;
 }

@@ -2,9 +2,11 @@
  * options.c - a command's arguments parsed against its own option table
  * (options.h), and the handlers that several tables share.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/options.h"
 #include "store/store.h"
@@ -14,19 +16,32 @@
 #include "lib/jsonutil.h"
 #include "lib/suggest.h"
 
+/* Where a PostgreSQL URL starts in arg ("--store=postgresql://..."; its
+   scheme in any case, as libpq is given it, store_url.c), or NULL. */
+static const char *pg_url_in(const char *arg)
+{
+	for (const char *p = arg; *p; p++)
+		if ((p == arg || !(isalnum((unsigned char)p[-1]) || strchr("+-.", p[-1]))) &&
+		    strncasecmp(p, "postgres", 8) == 0 && store_is_url(p))
+			return p;
+	return NULL;
+}
+
 int cli_opts_init(struct cli_opts *o, int argc, char **argv)
 {
 	memset(o, 0, sizeof *o);
 	o->out_dir = "out";
 	o->argc = argc;
 	/* what a manifest records of the command line never holds the
-	   password of --store postgresql://user:PASSWORD@host/db */
+	   password of --store postgresql://user:PASSWORD@host/db (nor does
+	   the command line itself once parsed: main.c writes this copy over
+	   it) */
 	o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
 	for (int i = 0; o->argv && i < argc; i++) {
-		const char *url = strstr(argv[i], "postgres");
+		const char *url = pg_url_in(argv[i]);
 		char *clean = url ? store_redacted(url) : NULL;
 
-		if (clean && store_is_url(url) && (o->argv[i] = malloc(strlen(argv[i]) + 1))) {
+		if (clean && (o->argv[i] = malloc((size_t)(url - argv[i]) + strlen(clean) + 1))) {
 			/* the text before the URL ("--store="), then the URL without it */
 			memcpy(o->argv[i], argv[i], (size_t)(url - argv[i]));
 			strcpy(o->argv[i] + (url - argv[i]), clean);

@@ -100,7 +100,9 @@ const char *store_where(const struct store *s);
    its password, anything else is copied.  malloc'd. */
 char *store_redacted(const char *where);
 
-/* Is where a PostgreSQL URL (postgresql:// or postgres://)? */
+/* Is where a URL (any "scheme://": postgresql:// or postgres:// in any
+   case; another scheme is refused when opened, never taken for a SQLite
+   path)? */
 int store_is_url(const char *where);
 
 /* Each point of an experiment's result (as the run writes it) gets its

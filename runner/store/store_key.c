@@ -34,20 +34,40 @@ static char *closed(FILE *f, char **buf)
 	return *buf;
 }
 
-static void value_text(const json_t *v, char *out, size_t len)
+/* A parameter's value onto f as the key writes it, escaped, whole: a
+   string of any length (a file's text given as a parameter) and one with
+   a NUL byte in it are told apart from every other. */
+static void put_value(FILE *f, const json_t *v)
 {
-	if (json_is_string(v))
-		snprintf(out, len, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+	char num[64];
+
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t n = json_string_length(v);
+
+		for (size_t i = 0; i < n; i++) {
+			const char *at = memchr(s + i, 0, n - i);
+			size_t run = at ? (size_t)(at - (s + i)) : n - i;
+			char *part = strndup(s + i, run);
+
+			if (!part)
+				abort();
+			put_escaped(f, part);
+			free(part);
+			i += run;
+			if (i < n)
+				fputs("%00", f);
+		}
+		return;
+	}
+	if (json_is_integer(v))
+		snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v))
-		snprintf(out, len, "%.15g", json_real_value(v));
-	else if (json_is_true(v))
-		snprintf(out, len, "true");
-	else if (json_is_false(v))
-		snprintf(out, len, "false");
+		snprintf(num, sizeof num, "%.15g", json_real_value(v));
 	else
-		snprintf(out, len, "null");
+		snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false"
+										  : "null");
+	put_escaped(f, num);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -71,14 +91,11 @@ char *store_params_key(const json_t *params)
 			keys[i++] = k;
 	qsort(keys, n, sizeof *keys, cmp_str);
 	for (i = 0; i < n; i++) {
-		char val[1024];
-
-		value_text(json_object_get(params, keys[i]), val, sizeof val);
 		if (i)
 			fputc(',', f);
 		put_escaped(f, keys[i]);
 		fputc('=', f);
-		put_escaped(f, val);
+		put_value(f, json_object_get(params, keys[i]));
 	}
 	free(keys);
 	return closed(f, &buf);
@@ -141,44 +158,6 @@ void store_fingerprint(const json_t *machine, char *buf, size_t len)
 	buf[0] = 0;
 	for (unsigned int i = 0; i < 8 && i < mdlen && 2 * i + 2 < len; i++)
 		snprintf(buf + 2 * i, len - 2 * i, "%02x", md[i]);
-}
-
-int store_is_url(const char *where)
-{
-	return where && (strncmp(where, "postgresql://", 13) == 0 ||
-			 strncmp(where, "postgres://", 11) == 0);
-}
-
-char *store_redact_url(const char *url)
-{
-	char *copy = strdup(url), *query, *auth, *at, *colon, *end, *out = NULL, *save = NULL;
-	size_t len;
-	FILE *f;
-	int first = 1;
-
-	if (!copy || !(f = open_memstream(&out, &len)))
-		abort();
-	query = strchr(copy, '?');
-	if (query)
-		*query++ = 0;
-	auth = strstr(copy, "://");
-	auth = auth ? auth + 3 : copy;
-	end = auth + strcspn(auth, "/");
-	at = memchr(auth, '@', (size_t)(end - auth));
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	/* user:password@host: everything from the colon to the '@' goes */
-	if (colon)
-		memmove(colon, at, strlen(at) + 1);
-	fputs(copy, f);
-	for (char *p = query ? strtok_r(query, "&", &save) : NULL; p; p = strtok_r(NULL, "&", &save)) {
-		if (strncmp(p, "password=", 9) == 0)
-			continue;
-		fputc(first ? '?' : '&', f);
-		fputs(p, f);
-		first = 0;
-	}
-	free(copy);
-	return closed(f, &out);
 }
 
 /* A regular file opened for reading, never a FIFO or device (open would

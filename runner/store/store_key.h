@@ -1,7 +1,7 @@
 /*
  * store_key.h - the pure parts of the store (store_key.c), unit-tested:
- * a point's stable parameter key, a machine's fingerprint, a URL without
- * its password, sha256 of a file.
+ * a point's stable parameter key, a machine's fingerprint, sha256 of a
+ * file (and, through store_url.h, a URL without its password).
  */
 #ifndef SYSMETER_STORE_KEY_H
 #define SYSMETER_STORE_KEY_H
@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "store/store.h"
+#include "store/store_url.h"
 
 /* {"size": 4096, "mode": "a"} -> "mode=a,size=4096": sorted by key, numbers
    as %.15g, strings as they are, true/false, null; ',', '=', '%' and
@@ -25,10 +26,6 @@ int store_key_has(const char *key, const char *name_eq_value);
    signature, CPUs, memory), not what a user changes between runs (kernel,
    governor, load).  buf gets 17 bytes. */
 void store_fingerprint(const json_t *machine, char *buf, size_t len);
-
-/* url without a password (postgresql://u:secret@h/db -> postgresql://u@h/db,
-   and no password= parameter).  A malloc'd string. */
-char *store_redact_url(const char *url);
 
 
 /* sha256 of a file as 64 hex digits; 0, or -1 with err (a file that is

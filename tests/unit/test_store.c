@@ -45,7 +45,8 @@ static void urls(void)
 		{"postgresql:///runs?host=/tmp/x&password=s3cr3t&sslmode=disable",
 		 "postgresql:///runs?host=/tmp/x&sslmode=disable"},
 		{"postgresql://u:p@h/db?password=q", "postgresql://u@h/db"},
-		{"postgresql://h/db?x=a:b@c", "postgresql://h/db?x=a:b@c"},
+		{"postgresql://h/db?application_name=a:b@c", "postgresql://h/db?application_name=a:b@c"},
+		/* more in test_store_url.c */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *r = store_redact_url(cases[i][0]);
