@@ -96,7 +96,28 @@ static void direction(struct history_experiment *e)
 	e->dir_source = e->dir == HISTORY_DIR_NONE ? "the unit has none" : "the unit";
 }
 
-/* A parameter's value as text: a string as it is, a number with %g. */
+/* A parameter's value as text onto f, whole (a point's key: two values
+   that differ anywhere are two points): a string as it is, a number with
+   %g. */
+static void value_put(FILE *f, const json_t *v)
+{
+	if (json_is_string(v))
+		fwrite(json_string_value(v), 1, json_string_length(v), f);
+	else if (json_is_integer(v))
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		fprintf(f, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		fputs(json_is_true(v) ? "true" : "false", f);
+	else {
+		char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		fputs(d ? d : "?", f);
+		free(d);
+	}
+}
+
+/* The same into buf, cut to fit (a note to read, not a key). */
 static void value_text(char *buf, size_t len, const json_t *v)
 {
 	if (json_is_string(v))
@@ -150,7 +171,7 @@ static json_t *swept_params(json_t *const *params, const struct store_row *rows,
    series' oldest row go to *note. */
 static char *point_key(const json_t *params, const json_t *swept, const char *store_key)
 {
-	char *buf = NULL, val[512];
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	const char *k;
@@ -164,8 +185,8 @@ static char *point_key(const json_t *params, const json_t *swept, const char *st
 	json_object_foreach((json_t *)params, k, v) {
 		if (!json_object_get(swept, k))
 			continue;
-		value_text(val, sizeof val, v);
-		fprintf(f, "%s%s=%s", any++ ? "," : "", k, val);
+		fprintf(f, "%s%s=", any++ ? "," : "", k);
+		value_put(f, v);
 	}
 	if (fclose(f) != 0) {
 		free(buf);
@@ -309,9 +330,11 @@ static int load(struct store *st, const char *name, const struct cli_opts *o, do
 	memset(e, 0, sizeof *e);
 	if (!(e->name = strdup(name)))
 		return EXIT_INTERNAL;
+	/* a store that cannot be read (damaged) is bad input, as one that
+	   cannot be opened */
 	if (store_series(st, &q, &rows, &nrows, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: history: %s\n", err);
-		return EXIT_INTERNAL;
+		return EXIT_USAGE;
 	}
 	rc = group(e, rows, nrows, o->wheres, o->n_wheres);
 	store_rows_free(rows, nrows);
@@ -413,7 +436,9 @@ int history_main(char **ops, size_t nops, const struct cli_opts *o)
 
 	if (rc)
 		return rc;
-	if (!(st = store_open(o->store, o->out_dir, err, sizeof err))) {
+	/* read only: never created, never changed (a read-only mount, another
+	   user's store) */
+	if (!(st = store_open_read(o->store, o->out_dir, STORE_MISSING_REFUSED, err, sizeof err))) {
 		fprintf(stderr, "runner: history: %s\n", err);
 		return EXIT_USAGE;
 	}

@@ -17,17 +17,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The store of a run folder: --store, else sysmeter.db in the folder's
-   parent (beside the run folders, where the run itself recorded it). */
-static struct store *open_for_run(const char *run, const struct cli_opts *o, char *err,
-				  size_t errlen)
+   parent (beside the run folders, where the run itself recorded it);
+   opened to write (import) or to read only (compare's baseline). */
+static struct store *open_for_run(const char *run, const struct cli_opts *o, int write,
+				  char *err, size_t errlen)
 {
 	char abs[PATH_MAX], *slash;
 
 	if (o->store)
-		return store_open(o->store, NULL, err, errlen);
+		return write ? store_open(o->store, NULL, err, errlen)
+			     : store_open_read(o->store, NULL, STORE_MISSING_REFUSED, err, errlen);
 	if (!realpath(run, abs)) {
 		snprintf(err, errlen, "%s: %s", run, strerror(errno));
 		return NULL;
@@ -37,7 +38,8 @@ static struct store *open_for_run(const char *run, const struct cli_opts *o, cha
 		slash[1] = 0;
 	else if (slash)
 		*slash = 0;
-	return store_open(NULL, abs, err, errlen);
+	return write ? store_open(NULL, abs, err, errlen)
+		     : store_open_read(NULL, abs, STORE_MISSING_REFUSED, err, errlen);
 }
 
 static int import(char **runs, size_t n, const struct cli_opts *o)
@@ -56,7 +58,7 @@ static int import(char **runs, size_t n, const struct cli_opts *o)
 			continue;
 		}
 		json_decref(m);
-		if (!(s = open_for_run(runs[i], o, err, sizeof err))) {
+		if (!(s = open_for_run(runs[i], o, 1, err, sizeof err))) {
 			fprintf(stderr, "runner: store import: %s\n", err);
 			if (rc == EXIT_OK)
 				rc = EXIT_FAILED;
@@ -74,24 +76,6 @@ static int import(char **runs, size_t n, const struct cli_opts *o)
 		store_close(s);
 	}
 	return rc;
-}
-
-/* A SQLite store must exist to be checked (opening would make an empty one). */
-static const char *existing(const struct cli_opts *o, char *path, size_t len)
-{
-	struct stat st;
-
-	if (o->store && store_is_url(o->store))
-		return o->store;
-	if (o->store)
-		snprintf(path, len, "%s", o->store);
-	else
-		snprintf(path, len, "%s/sysmeter.db", o->out_dir ? o->out_dir : "out");
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "runner: store check: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	return path;
 }
 
 /* "STORE: N runs checked, M differ from their folders[; K run folders
@@ -114,15 +98,13 @@ static void check_summary(struct store *s, const char *runs_dir,
 
 static int check(const struct cli_opts *o)
 {
-	char err[4096], path[PATH_MAX];
-	const char *where = existing(o, path, sizeof path);
+	char err[4096];
 	struct store *s;
 	struct store_check_count cnt;
 	int bad;
 
-	if (!where)
-		return EXIT_USAGE;
-	if (!(s = store_open(where, NULL, err, sizeof err))) {
+	/* read only: a store that is not there is said, never made */
+	if (!(s = store_open_read(o->store, o->out_dir, STORE_MISSING_REFUSED, err, sizeof err))) {
 		fprintf(stderr, "runner: store check: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -176,7 +158,7 @@ char *store_cmd_baseline(const char *run, const struct cli_opts *o, int *rc)
 		return NULL;
 	}
 	run_id = json_string_value(json_object_get(m, "run_id"));
-	if (!run_id || !(s = open_for_run(run, o, err, sizeof err))) {
+	if (!run_id || !(s = open_for_run(run, o, 0, err, sizeof err))) {
 		fprintf(stderr, "runner: compare: %s\n", run_id ? err : "the manifest has no run_id");
 		json_decref(m);
 		return NULL;

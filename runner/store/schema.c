@@ -6,11 +6,14 @@
  * Versions: 1 had no round estimates and no CI level (its points could not
  * say how sure they were); 2 adds them; 3 adds each run's level (the drift
  * check's canary per link and the core clock), which a later run on the
- * same machine compares itself with (store_run_levels).  A store of an older version is
- * migrated in the transaction that opens it; old rows keep NULL for what
- * they never recorded until `runner store import` records their run again.
- * A store of a newer version than this runner knows is refused, never
- * written.
+ * same machine compares itself with (store_run_levels); 4 adds its cross-CPU
+ * wake-up.  A store of an older version is migrated in the transaction
+ * that a writer opens it with; old rows keep NULL for what they never
+ * recorded until `runner store import` records their run again.  A reader
+ * never migrates: it reads an older store through temporary views
+ * (read_older: a new version adds its columns there too).  A store of a
+ * newer version than this runner knows is refused, never written: its
+ * version is read before anything else is done to it.
  */
 #include "store/store_db.h"
 
@@ -70,22 +73,46 @@ static const char *const migrations[STORE_SCHEMA_VERSION + 1] = {
 	[3] = migrate_3_4,
 };
 
-/* The version recorded, 0 for a store with no schema yet; -1 with err. */
-static int version_of(struct store *s, char *err, size_t errlen)
+/* The version recorded, read without writing anything: 0 for a store
+   with no schema yet (a new file, an empty database); -1 with err. */
+static int stored_version(struct store *s, char *err, size_t errlen)
 {
+	static const char sqlite_has[] = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+					 "AND name = 'schema_version'";
+	static const char pg_has[] = "SELECT COUNT(*) FROM information_schema.tables WHERE "
+				     "table_name = 'schema_version' AND table_schema = current_schema()";
 	struct store_result r;
 	int v;
 
-	/* a store whose schema_version table is missing is new (either
-	   dialect answers this query with an empty table) */
-	if (store_db_exec(s, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
-			  NULL, 0, NULL, err, errlen) < 0 ||
-	    store_db_exec(s, "SELECT MAX(version) FROM schema_version", NULL, 0, &r, err,
+	if (store_db_exec(s, s->drv == &store_sqlite_driver ? sqlite_has : pg_has, NULL, 0, &r,
+			  err, errlen) < 0)
+		return -1;
+	v = r.nrows && r.cell[0] ? atoi(r.cell[0]) : 0;
+	store_result_free(&r);
+	if (v == 0)
+		return 0;
+	if (store_db_exec(s, "SELECT MAX(version) FROM schema_version", NULL, 0, &r, err,
 			  errlen) < 0)
 		return -1;
 	v = r.nrows && r.cell[0] ? atoi(r.cell[0]) : 0;
 	store_result_free(&r);
 	return v;
+}
+
+/* The version, under the write lock: the table made if missing. */
+static int version_of(struct store *s, char *err, size_t errlen)
+{
+	if (store_db_exec(s, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+			  NULL, 0, NULL, err, errlen) < 0)
+		return -1;
+	return stored_version(s, err, errlen);
+}
+
+static int newer(struct store *s, int v, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: schema version %d is newer than this runner's (%d): use a "
+		 "newer runner, or another store", s->where, v, STORE_SCHEMA_VERSION);
+	return -1;
 }
 
 static int set_version(struct store *s, char *err, size_t errlen)
@@ -105,11 +132,8 @@ static int ensure_in_tx(struct store *s, char *err, size_t errlen)
 
 	if (v < 0)
 		return -1;
-	if (v > STORE_SCHEMA_VERSION) {
-		snprintf(err, errlen, "%s: schema version %d is newer than this runner's (%d): "
-			 "use a newer runner, or another store", s->where, v, STORE_SCHEMA_VERSION);
-		return -1;
-	}
+	if (v > STORE_SCHEMA_VERSION)
+		return newer(s, v, err, errlen);
 	if (v == STORE_SCHEMA_VERSION)
 		return 0;
 	if (v == 0)
@@ -126,17 +150,20 @@ static int ensure_in_tx(struct store *s, char *err, size_t errlen)
 
 int store_schema_ensure(struct store *s, char *err, size_t errlen)
 {
-	struct store_result r;
+	/* read first, without taking the write lock or changing the file:
+	   a newer store is refused as it was found */
+	int v = stored_version(s, err, errlen);
 
-	/* the common case, read without taking the write lock; anything else
-	   (no table yet, an old version) is decided under it */
-	if (store_db_exec(s, "SELECT version FROM schema_version", NULL, 0, &r, err, errlen) == 0) {
-		int ok = r.nrows == 1 && r.cell[0] && atoi(r.cell[0]) == STORE_SCHEMA_VERSION;
-
-		store_result_free(&r);
-		if (ok)
-			return 0;
-	}
+	if (v < 0)
+		return -1;
+	if (v > STORE_SCHEMA_VERSION)
+		return newer(s, v, err, errlen);
+	if (store_db_prepare_write(s, err, errlen) < 0)
+		return -1;
+	if (v == STORE_SCHEMA_VERSION)
+		return 0;
+	/* anything else (no schema yet, an old version) is decided again
+	   under the write lock: another writer may have got there first */
 	if (store_db_begin(s, err, errlen) < 0)
 		return -1;
 	if (ensure_in_tx(s, err, errlen) < 0) {
@@ -144,4 +171,48 @@ int store_schema_ensure(struct store *s, char *err, size_t errlen)
 		return -1;
 	}
 	return store_db_commit(s, err, errlen);
+}
+
+/* An older store read as the current one by a reader that may not migrate
+   it: a temporary view in front of each table that lacks columns (both
+   databases look in the temporary schema first), with NULL for what the
+   store never recorded, and an empty temporary round_estimates. */
+static int read_older(struct store *s, int v, char *err, size_t errlen)
+{
+	static const char null[] = "CAST(NULL AS DOUBLE PRECISION)";
+	const char *in = s->drv == &store_sqlite_driver ? "main." : "";
+	char sql[1024];
+
+	if (v < 2) {
+		snprintf(sql, sizeof sql, "CREATE TEMP VIEW points AS SELECT *, %s AS ci_level "
+			 "FROM %spoints", null, in);
+		if (store_db_exec(s, sql, NULL, 0, NULL, err, errlen) < 0 ||
+		    store_db_exec(s, "CREATE TEMP TABLE round_estimates (run_id TEXT NOT NULL, "
+				  "experiment TEXT NOT NULL, idx INTEGER NOT NULL, round INTEGER "
+				  "NOT NULL, estimate DOUBLE PRECISION)", NULL, 0, NULL, err,
+				  errlen) < 0)
+			return -1;
+	}
+	if (v < 3)
+		snprintf(sql, sizeof sql, "CREATE TEMP VIEW runs AS SELECT *, %s AS canary_ns, "
+			 "%s AS core_hz, %s AS wake_us FROM %sruns", null, null, null, in);
+	else
+		snprintf(sql, sizeof sql, "CREATE TEMP VIEW runs AS SELECT *, %s AS wake_us FROM "
+			 "%sruns", null, in);
+	return store_db_exec(s, sql, NULL, 0, NULL, err, errlen);
+}
+
+int store_schema_read(struct store *s, char *err, size_t errlen)
+{
+	int v = stored_version(s, err, errlen);
+
+	if (v < 0)
+		return -1;
+	if (v == 0)
+		return 1;
+	if (v > STORE_SCHEMA_VERSION)
+		return newer(s, v, err, errlen);
+	if (v < STORE_SCHEMA_VERSION && read_older(s, v, err, errlen) < 0)
+		return -1;
+	return 0;
 }

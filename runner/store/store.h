@@ -19,8 +19,26 @@
 
 struct store;
 
-/* where: NULL (the default store of out/), a file path (SQLite) or a postgresql:// URL */
+/* A store to write (a run's record, `store import`): where is NULL (the
+   default store, out_dir/sysmeter.db, out_dir NULL for out), a file path
+   (SQLite: a regular file, created when missing) or a postgresql:// URL;
+   the schema created or migrated; one newer than this runner's refused,
+   left as it was.  NULL with err. */
 struct store *store_open(const char *where, const char *out_dir, char *err, size_t errlen);
+
+/* What store_open_read does with a store that does not exist (no file,
+   no schema in it): refuse it, naming where runs record themselves
+   (history, store check, compare --baseline-store), or read it as empty
+   (a run looking at earlier runs on its machine before it makes it). */
+enum store_missing { STORE_MISSING_REFUSED, STORE_MISSING_EMPTY };
+
+/* A store to read only: nothing in it or beside it created or changed
+   (SQLite: opened read-only, no journal mode set, so that a store on a
+   read-only mount or another user's can be read); an older schema read
+   as it is (what it never recorded is NULL), a newer one refused.  The
+   same where and out_dir as store_open.  NULL with err. */
+struct store *store_open_read(const char *where, const char *out_dir, enum store_missing missing,
+			      char *err, size_t errlen);
 void store_close(struct store *s);
 
 struct store_query {

@@ -33,6 +33,14 @@ int store_db_script(struct store *s, const char *sql, char *err, size_t errlen)
 	return -1;
 }
 
+int store_db_prepare_write(struct store *s, char *err, size_t errlen)
+{
+	if (!s->drv->prepare_write || s->drv->prepare_write(s->conn, err, errlen) == 0)
+		return 0;
+	prefix(s, err, errlen);
+	return -1;
+}
+
 int store_db_begin(struct store *s, char *err, size_t errlen)
 {
 	for (const char *const *q = s->drv->begin_write; *q; q++)

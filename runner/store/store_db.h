@@ -29,14 +29,19 @@ struct store_driver {
 	/* Several statements, no parameters (the schema). */
 	int (*script)(void *conn, const char *sql, char *err, size_t errlen);
 	void (*close)(void *conn);
+	/* Before a writer's first write, once the store's version is known
+	   to be one it may write (SQLite: the file switched to WAL), so that a
+	   store refused is left as it was; NULL: nothing to do. */
+	int (*prepare_write)(void *conn, char *err, size_t errlen);
 };
 
 extern const struct store_driver store_sqlite_driver;
 extern const struct store_driver store_pg_driver;
 
 /* A connection, or NULL with the reason in err (driver_sqlite.c,
-   driver_pg.c). */
-void *store_sqlite_connect(const char *path, char *err, size_t errlen);
+   driver_pg.c).  readonly: a reader's (SQLite: opened read-only, nothing
+   set on the file; the file must exist). */
+void *store_sqlite_connect(const char *path, int readonly, char *err, size_t errlen);
 void *store_pg_connect(const char *url, char *err, size_t errlen);
 
 struct store {
@@ -49,6 +54,7 @@ struct store {
 int store_db_exec(struct store *s, const char *sql, const char *const *p, size_t np,
 		  struct store_result *res, char *err, size_t errlen);
 int store_db_script(struct store *s, const char *sql, char *err, size_t errlen);
+int store_db_prepare_write(struct store *s, char *err, size_t errlen);
 int store_db_begin(struct store *s, char *err, size_t errlen);
 int store_db_commit(struct store *s, char *err, size_t errlen);
 void store_db_rollback(struct store *s);
@@ -56,7 +62,15 @@ void store_result_free(struct store_result *r);
 
 /* The schema brought to the current version (schema.c): created in an
    empty store, migrated from an older one in one transaction, refused when
-   newer than this runner knows.  0, or -1 with err. */
+   newer than this runner knows (and then left as it was: its version is
+   read before anything is written).  0, or -1 with err. */
 int store_schema_ensure(struct store *s, char *err, size_t errlen);
+
+/* The schema read as it is, for a reader that writes nothing (schema.c):
+   refused when newer than this runner knows; an older one is read through
+   temporary views that give what it never recorded as NULL.  0; 1 when
+   the store has no schema at all (nothing was ever recorded in it); -1
+   with err. */
+int store_schema_read(struct store *s, char *err, size_t errlen);
 
 #endif
