@@ -453,7 +453,8 @@ static void open_history(struct run *r)
 	char err[4096];
 
 	if (!r->o->no_store)
-		r->history = store_open(r->o->store, r->o->out_dir, err, sizeof err);
+		r->history = store_open_read(r->o->store, r->o->out_dir, STORE_MISSING_EMPTY, err,
+					     sizeof err);	/* read only; none yet: empty */
 }
 
 static void rerun_history(struct run *r, struct experiment *x)
