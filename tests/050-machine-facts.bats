@@ -9,6 +9,7 @@
 # its machine, which the manifest records as peer.machine and the report
 # shows beside this one.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 FACTS="$BATS_TEST_DIRNAME/fixtures/machine-facts"
@@ -137,6 +138,105 @@ bad() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "runner: $BATS_TEST_TMPDIR/none.yaml: cannot read: No such file or directory" ]
 	[ ! -e "$OUT" ]
+}
+
+@test "machine facts: every number in a plausible range, named at file:line:col when not (issue 33)" {
+	bad tiny_clock $'core_clock_hz: 1e-300\n' \
+		"1:16: core_clock_hz: out of range: expected 1 MHz to 100 GHz, got '1e-300'"
+	bad huge_clock $'core_clock: {hz: 4.7 GHz, max_hz: 1e300}\n' \
+		"1:35: core_clock.max_hz: out of range: expected 1 MHz to 100 GHz, got '1e300'"
+	bad cpus $'cpus_online: 1000000\n' "1:14: cpus_online: out of range: expected 1 to 65536, got '1000000'"
+	bad family $'cpu: {family: 9999}\n' "1:15: cpu.family: out of range: expected 0 to 270, got '9999'"
+	bad cache $'caches:\n  - {level: 3, type: Unified, size_bytes: 64GiB}\n' \
+		"2:43: caches[0].size_bytes: out of range: expected 256 B to 16 GiB, got '64GiB'"
+	bad line $'caches:\n  - {level: 1, type: Data, size_bytes: 48KiB, line_bytes: 1}\n' \
+		"2:59: caches[0].line_bytes: out of range: expected 8 B to 4 KiB, got '1'"
+	bad memory $'memory_bytes: 1e30\n' "1:15: memory_bytes: out of range: expected 1 MiB to 4096 TiB, got '1e30'"
+	bad bus $'memory_bus_bandwidth: 1 B/s\n' \
+		"1:23: memory_bus_bandwidth: out of range: expected 1 MB/s to 100 TB/s, got '1 B/s'"
+	bad mts $'memory_speed: 1e9 MT/s\n' "1:15: memory_speed: out of range: expected 10 to 100000 MT/s, got '1e9 MT/s'"
+	bad iops $'disk_rand_read_iops: 1e12\n' \
+		"1:22: disk_rand_read_iops: out of range: expected 1 to 1000M IOPS, got '1e12'"
+	bad nic $'nic_link_speed: 1e20\n' "1:17: nic_link_speed: out of range: expected 1 kbit/s to 10 Tbit/s, got '1e20'"
+	# what held before holds: NaN, infinity, negative, not UTF-8
+	bad nan $'core_clock_hz: .nan\n' "1:16: core_clock_hz: expected a frequency like 2.8 GHz, got '.nan'"
+	bad inf $'disk_seq_read: inf\n' \
+		"1:16: disk_seq_read: expected a rate in bytes per second like 51.2 GB/s, got 'inf'"
+	bad minus $'cpus_online: -4\n' "1:14: cpus_online: expected a whole number of at least 1, got '-4'"
+	bad utf8 $'cpu_model: \xff\n' "1:1: yaml: invalid leading UTF-8 octet"
+	# the ends of each range are in it
+	f="$BATS_TEST_TMPDIR/ends.yaml"
+	printf 'core_clock_hz: 100 GHz\ncpus_online: 65536\nmemory_bytes: 4096TiB\nnic_link_speed: 1 kbit/s\ncaches:\n  - {level: 1, type: Data, size_bytes: 256, line_bytes: 4KiB}\n' >"$f"
+	run "$RUNNER" check --machine "$f" "$SPEC"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "machine facts: text of the file quoted in a message is escaped and short (issue 33)" {
+	f="$BATS_TEST_TMPDIR/esc.yaml"
+	printf '"\\e[2Jrm -rf": 1\n' >"$f"
+	run -2 "$RUNNER" check --machine "$f" "$SPEC"
+	echo "$output"
+	[ "$output" = "runner: $f:1:1: unknown key '\\x1b[2Jrm -rf' (machine facts: docs/results-format.md)" ]
+	# a file that is not a mapping: 60 characters at most, then ...
+	printf '%s\n' "$(printf 'x%.0s' {1..200})" >"$f"
+	run -2 "$RUNNER" check --machine "$f" "$SPEC"
+	echo "$output"
+	[ "$output" = "runner: $f:1:1: expected a mapping of machine facts (memory_bus_bandwidth: 51.2 GB/s, ...), got '$(printf 'x%.0s' {1..60})...'" ]
+}
+
+@test "machine facts: a FIFO, a device or a folder as --machine FILE is refused at once, not waited on (issue 33)" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo.yaml"
+	# timeout only guards against the hang this fixes: 124 would be it
+	run timeout 20 "$RUNNER" -q -o "$OUT" --machine "$BATS_TEST_TMPDIR/fifo.yaml" "$SPEC"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: $BATS_TEST_TMPDIR/fifo.yaml: not a regular file" ]
+	[ ! -e "$OUT" ]
+	run timeout 20 "$RUNNER" check --machine "$BATS_TEST_TMPDIR/fifo.yaml" "$SPEC"
+	[ "$status" -eq 2 ]
+	run timeout 20 "$RUNNER" check --machine /dev/zero "$SPEC"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: /dev/zero: not a regular file" ]
+	run timeout 20 "$RUNNER" check --machine "$BATS_TEST_TMPDIR" "$SPEC"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: $BATS_TEST_TMPDIR: not a regular file" ]
+	# a symbolic link the user gives is theirs: followed
+	ln -s "$FACTS/i7-1165g7.yaml" "$BATS_TEST_TMPDIR/mine.yaml"
+	run -0 "$RUNNER" check --machine "$BATS_TEST_TMPDIR/mine.yaml" "$SPEC"
+}
+
+@test "machine facts: a run folder's machine-facts.yaml that is a FIFO or a symbolic link is refused, not waited on or read through (issue 33)" {
+	run "$RUNNER" -q -o "$OUT" --run-id a --no-report --machine "$FACTS/i7-1165g7.yaml" "$SPEC"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# a symbolic link planted in the folder, to a file the folder's author
+	# wants to see (its text must not reach a message or the new run)
+	printf 'SECRET-6f1d-not-for-the-terminal and more of it, past sixty characters\n' >"$BATS_TEST_TMPDIR/secret"
+	cp -a "$OUT/a" "$BATS_TEST_TMPDIR/link"
+	ln -sf "$BATS_TEST_TMPDIR/secret" "$BATS_TEST_TMPDIR/link/machine-facts.yaml"
+	run timeout 20 "$RUNNER" rerun -q -o "$OUT" --run-id l --no-report "$BATS_TEST_TMPDIR/link"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: $BATS_TEST_TMPDIR/link/machine-facts.yaml: a symbolic link: not followed" ]
+	[ ! -e "$OUT/l" ]
+	# to a valid facts file: refused as well, not copied into the new run
+	ln -sf "$FACTS/ryzen7-5800x.yaml" "$BATS_TEST_TMPDIR/link/machine-facts.yaml"
+	run -2 timeout 20 "$RUNNER" rerun -q -o "$OUT" --run-id l --no-report "$BATS_TEST_TMPDIR/link"
+	[ ! -e "$OUT/l" ]
+	# a FIFO: rerun refuses it at once; report and resume never read it
+	cp -a "$OUT/a" "$BATS_TEST_TMPDIR/fifo"
+	rm "$BATS_TEST_TMPDIR/fifo/machine-facts.yaml"
+	mkfifo "$BATS_TEST_TMPDIR/fifo/machine-facts.yaml"
+	run timeout 20 "$RUNNER" rerun -q -o "$OUT" --run-id f --no-report "$BATS_TEST_TMPDIR/fifo"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$output" = "runner: $BATS_TEST_TMPDIR/fifo/machine-facts.yaml: not a regular file" ]
+	[ ! -e "$OUT/f" ]
+	run timeout 20 "$RUNNER" report "$BATS_TEST_TMPDIR/fifo"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run timeout 20 "$RUNNER" resume -q --no-report "$BATS_TEST_TMPDIR/fifo"
+	echo "$output"
+	[ "$status" -ne 124 ]
+	[[ "$output" == *"the run is complete, nothing to do"* ]]
 }
 
 @test "machine facts: rerun gives the run's facts again; rerun --machine replaces them" {

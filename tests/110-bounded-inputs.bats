@@ -3,8 +3,10 @@
 # nested at most 64 levels; an override's value expands to at most 10,000
 # YAML nodes; a duration is at most 7 days; a value given to --set is one
 # value; a sweep too large is named where it is written; a relative probe
-# path is relative to its spec.  Each is a clear error with exit 2, never a
-# hang or a memory blow-up.  `timeout` below guards against a hang only.
+# path is relative to its spec; a --machine file's aliases expand to at most
+# 10,000 values and 256 KiB of text (issue 33).  Each is a clear error with
+# exit 2, never a hang or a memory blow-up.  `timeout` below guards against
+# a hang only.
 
 bats_require_minimum_version 1.5.0
 cd "$BATS_TEST_DIRNAME/.." || exit 1
@@ -138,4 +140,41 @@ EOF
 	echo "$output"
 	[[ "$output" == *'--set x\x1b[2J.a=1: no experiment'* ]]
 	[[ "$output" != *$'\033'* ]]
+}
+
+# bad_facts FILE WANT...: `runner check --machine FILE` exits 2 (not killed
+# by the hang guard) and its stderr contains every WANT.
+bad_facts() {
+	local f="$1" rc=0
+	shift
+	timeout 60 "$RUNNER" check --machine "$f" tests/fixtures/specs/cli/null.yaml \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 2 ] || { echo "exit $rc, want 2"; return 1; }
+	for w in "$@"; do
+		grep -qF -- "$w" "$BATS_TEST_TMPDIR/err" || { echo "missing: $w"; return 1; }
+	done
+}
+
+@test "--machine: aliases expanding past 10000 values are refused where the fact starts (issue 33)" {
+	# 228 KB of '*m' over one anchored cache made a 25 MB manifest
+	python3 -c "
+cpus = ','.join(str(i) for i in range(90))[:250]
+print('cpu_model: x')
+print('caches: [&m {level: 3, type: Unified, size_bytes: 32MiB, line_bytes: 64, ways: 16, '
+      'shared_cpu_list: \"%s\"}' % cpus + ', *m' * 57000 + ']')" >"$BATS_TEST_TMPDIR/laughs.yaml"
+	(bounded_memory; bad_facts "$BATS_TEST_TMPDIR/laughs.yaml" \
+		"laughs.yaml:2:1: caches: more than 10000 values once its aliases are expanded (machine facts: at most 10000 values and 256 KiB of text)")
+}
+
+@test "--machine: aliases expanding past 256 KiB of text are refused too (issue 33)" {
+	python3 -c "
+cpus = ','.join(str(i) for i in range(90))[:250]
+print('caches: [&m {level: 3, type: Unified, size_bytes: 32MiB, shared_cpu_list: \"%s\"}' % cpus
+      + ', *m' * 2000 + ']')" >"$BATS_TEST_TMPDIR/text.yaml"
+	bad_facts "$BATS_TEST_TMPDIR/text.yaml" \
+		"text.yaml:1:1: caches: more than 256 KiB of text once its aliases are expanded"
+	# a few aliases, as a hand-written file has them, are fine
+	printf 'caches:\n  - &l1 {level: 1, type: Data, size_bytes: 32KiB}\n  - *l1\n' >"$BATS_TEST_TMPDIR/ok.yaml"
+	run -0 "$RUNNER" check --machine "$BATS_TEST_TMPDIR/ok.yaml" tests/fixtures/specs/cli/null.yaml
 }

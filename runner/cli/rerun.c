@@ -243,8 +243,10 @@ int rerun_main(const char *run_dir, const struct cli_opts *now)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (facts)
+	if (facts) {	/* the folder's copy: a symbolic link there is not followed */
 		rq.opt.machine_file = facts;
+		rq.opt.machine_file_copy = 1;
+	}
 	json_t *origin = json_pack("{s:s,s:O,s:O}", "run", run_dir, "run_id",
 				   json_object_get(m, "run_id"), "changes", changes);
 	rq.origin = origin;

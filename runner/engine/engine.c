@@ -87,13 +87,14 @@ struct run {
 
 /* --machine FILE read and checked before anything is written: EXIT_OK, or
    EXIT_USAGE (said). */
-static int load_facts(const char *file, struct machine_facts *f)
+static int load_facts(const char *file, int copy, struct machine_facts *f)
 {
 	char err[4600];
 
 	if (!file)
 		return EXIT_OK;
-	if (machine_facts_load(file, NULL, f, err, sizeof err) < 0) {
+	if ((copy ? machine_facts_load_copy(file, f, err, sizeof err)
+		  : machine_facts_load(file, NULL, f, err, sizeof err)) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -1090,7 +1091,8 @@ int engine_run(const struct engine_request *rq)
 	r.seed = rq->seed;
 	if (!rq->has_seed && getrandom(&r.seed, sizeof r.seed, 0) != sizeof r.seed)
 		r.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	if (!rq->dir && (rc = load_facts(rq->opt.machine_file, &r.facts)) != EXIT_OK)
+	if (!rq->dir && (rc = load_facts(rq->opt.machine_file, rq->opt.machine_file_copy,
+					 &r.facts)) != EXIT_OK)
 		goto out;
 	if (interrupted) {
 		fprintf(stderr, "runner: interrupted before anything was measured: nothing written\n");
@@ -1131,7 +1133,7 @@ int engine_check(const struct engine_request *rq)
 
 	if (rc != EXIT_OK)
 		return rc;
-	if ((rc = load_facts(rq->opt.machine_file, &facts)) != EXIT_OK) {
+	if ((rc = load_facts(rq->opt.machine_file, 0, &facts)) != EXIT_OK) {
 		free(order);
 		experiments_free(e, n);
 		return rc;

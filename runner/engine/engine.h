@@ -36,6 +36,8 @@ struct engine_options {
 	const char *token;		/* --token FILE: the peer's secret; NULL */
 	const char *machine_file;	/* --machine FILE: facts given (machine.h,
 					   machine_facts_load); NULL */
+	int machine_file_copy;		/* it is a run folder's copy (rerun): a
+					   symbolic link is refused */
 	const char *title, *author, *course;	/* the report's front matter; NULL */
 	int argc; char *const *argv;	/* the command line, recorded */
 	const char *store;		/* --store PATH|URL; NULL: out_dir/sysmeter.db */

@@ -13,18 +13,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "machine/machine.h"
 #include "lib/jsonutil.h"
+#include "lib/safe_open.h"
 #include "lib/suggest.h"
 #include "lib/text.h"
 #include "lib/units.h"
 
+/* A file of facts is a page of YAML; a larger one is not one.  Once its
+   aliases are expanded it may not grow past the same text or more values
+   than a spec's override may (spec_yaml.c, SY_MAX_COPY): a 229 KB list of
+   aliases made a 14 MB manifest ("billion laughs"). */
 #define FACTS_MAX_BYTES (256 * 1024)
+#define FACTS_MAX_VALUES 10000
 #define FACTS_MAX_DEPTH 8
 #define FACTS_TEXT_MAX 256
+/* File content quoted in a message: at most this many characters, escaped. */
+#define FACTS_SHOWN_MAX 60
 
 enum fkind {
 	FK_TEXT,	/* printable text */
@@ -41,50 +48,68 @@ enum fkind {
 	FK_CACHES,	/* a list of mappings of sub[] */
 };
 
+/* A number's plausible range, in the manifest's unit: a clock of 1e-300 Hz
+   or a cache of a petabyte is a typo, and predictions would divide by it. */
+struct frange {
+	double lo, hi;
+	const char *text;	/* the range as a message names it */
+};
+
 struct fkey {
 	const char *name;
 	enum fkind kind;
 	const struct fkey *sub;
 	size_t nsub;
 	const char *as;		/* the manifest key it sets (core_clock_hz: core_clock) */
+	struct frange range;	/* numbers only */
 };
 
 #define SUB(a) a, sizeof a / sizeof a[0]
+#define TEXT(n) {n, FK_TEXT, NULL, 0, NULL, {0, 0, NULL}}
+#define NUM(n, k, lo, hi, text) {n, k, NULL, 0, NULL, {lo, hi, text}}
+#define MAP(n, k, sub) {n, k, SUB(sub), NULL, {0, 0, NULL}}
+#define CLOCK(n) NUM(n, FK_FREQ, 1e6, 100e9, "1 MHz to 100 GHz")
+/* x86: family up to 0xf + 0xff, model 0xff, stepping 0xf; ARM (midr.c):
+   implementer 0xff, part number 0xfff, revision 0xf */
 static const struct fkey cpu_keys[] = {
-	{"vendor", FK_TEXT, NULL, 0, NULL}, {"family", FK_INT, NULL, 0, NULL},
-	{"model", FK_INT, NULL, 0, NULL}, {"stepping", FK_INT, NULL, 0, NULL},
-	{"microarchitecture", FK_TEXT, NULL, 0, NULL},
+	TEXT("vendor"), NUM("family", FK_INT, 0, 270, "0 to 270"),
+	NUM("model", FK_INT, 0, 4095, "0 to 4095"), NUM("stepping", FK_INT, 0, 15, "0 to 15"),
+	TEXT("microarchitecture"),
 };
-static const struct fkey core_clock_keys[] = {
-	{"hz", FK_FREQ, NULL, 0, NULL}, {"base_hz", FK_FREQ, NULL, 0, NULL},
-	{"max_hz", FK_FREQ, NULL, 0, NULL},
+static const struct fkey core_clock_keys[] = { CLOCK("hz"), CLOCK("base_hz"), CLOCK("max_hz") };
+static const struct fkey smt_keys[] = {
+	NUM("threads_per_core", FK_COUNT, 1, 16, "1 to 16"),
 };
-static const struct fkey smt_keys[] = { {"threads_per_core", FK_COUNT, NULL, 0, NULL} };
 static const struct fkey cache_keys[] = {
-	{"level", FK_COUNT, NULL, 0, NULL}, {"type", FK_CACHE_TYPE, NULL, 0, NULL},
-	{"size_bytes", FK_SIZE, NULL, 0, NULL}, {"line_bytes", FK_SIZE, NULL, 0, NULL},
-	{"ways", FK_COUNT, NULL, 0, NULL}, {"shared_cpu_list", FK_TEXT, NULL, 0, NULL},
+	NUM("level", FK_COUNT, 1, 8, "1 to 8"), {"type", FK_CACHE_TYPE, NULL, 0, NULL, {0, 0, NULL}},
+	NUM("size_bytes", FK_SIZE, 256, 16.0 * (1 << 30), "256 B to 16 GiB"),
+	NUM("line_bytes", FK_SIZE, 8, 4096, "8 B to 4 KiB"),
+	NUM("ways", FK_COUNT, 1, 65536, "1 to 65536"), TEXT("shared_cpu_list"),
 };
 static const struct fkey top_keys[] = {
-	{"hostname", FK_TEXT, NULL, 0, NULL}, {"os", FK_TEXT, NULL, 0, NULL},
-	{"kernel", FK_TEXT, NULL, 0, NULL}, {"arch", FK_TEXT, NULL, 0, NULL},
-	{"cpu_model", FK_TEXT, NULL, 0, NULL}, {"cpus_online", FK_COUNT, NULL, 0, NULL},
-	{"cpus_configured", FK_COUNT, NULL, 0, NULL}, {"cpu", FK_MAP, SUB(cpu_keys), NULL},
-	{"core_clock", FK_MAP, SUB(core_clock_keys), NULL},
-	{"core_clock_hz", FK_FREQ, NULL, 0, "core_clock"},
-	{"caches", FK_CACHES, SUB(cache_keys), NULL}, {"smt", FK_MAP, SUB(smt_keys), NULL},
-	{"memory_bytes", FK_SIZE, NULL, 0, NULL},
-	{"memory_bus_bandwidth", FK_RATE, NULL, 0, NULL}, {"memory_type", FK_TEXT, NULL, 0, NULL},
-	{"memory_speed", FK_MTS, NULL, 0, NULL}, {"disk", FK_TEXT, NULL, 0, NULL},
-	{"disk_seq_read", FK_RATE, NULL, 0, NULL}, {"disk_rand_read_iops", FK_IOPS, NULL, 0, NULL},
-	{"nic", FK_TEXT, NULL, 0, NULL}, {"nic_link_speed", FK_BITRATE, NULL, 0, NULL},
+	TEXT("hostname"), TEXT("os"), TEXT("kernel"), TEXT("arch"), TEXT("cpu_model"),
+	NUM("cpus_online", FK_COUNT, 1, 65536, "1 to 65536"),
+	NUM("cpus_configured", FK_COUNT, 1, 65536, "1 to 65536"),
+	MAP("cpu", FK_MAP, cpu_keys), MAP("core_clock", FK_MAP, core_clock_keys),
+	{"core_clock_hz", FK_FREQ, NULL, 0, "core_clock", {1e6, 100e9, "1 MHz to 100 GHz"}},
+	MAP("caches", FK_CACHES, cache_keys), MAP("smt", FK_MAP, smt_keys),
+	NUM("memory_bytes", FK_SIZE, 1 << 20, 4096.0 * (1LL << 40), "1 MiB to 4096 TiB"),
+	NUM("memory_bus_bandwidth", FK_RATE, 1e6, 100e12, "1 MB/s to 100 TB/s"),
+	TEXT("memory_type"), NUM("memory_speed", FK_MTS, 10, 100000, "10 to 100000 MT/s"),
+	TEXT("disk"), NUM("disk_seq_read", FK_RATE, 1e3, 1e12, "1 kB/s to 1 TB/s"),
+	NUM("disk_rand_read_iops", FK_IOPS, 1, 1e9, "1 to 1000M IOPS"),
+	TEXT("nic"), NUM("nic_link_speed", FK_BITRATE, 1e3, 10e12, "1 kbit/s to 10 Tbit/s"),
 };
 
 struct fctx {
-	const char *file;
+	const char *file;	/* escaped, for messages */
 	yaml_document_t doc;
 	char *err;
 	size_t errlen;
+	long values;		/* nodes walked, an alias's once per use */
+	size_t text;		/* their scalars' bytes */
+	const char *top;	/* the top-level key being read, and where */
+	yaml_mark_t top_mark;
 };
 
 static int fail(struct fctx *c, const yaml_mark_t *at, const char *fmt, ...)
@@ -102,8 +127,32 @@ static int fail(struct fctx *c, const yaml_mark_t *at, const char *fmt, ...)
 	return -1;
 }
 
+/* s, text of the file, as a message quotes it: control characters and
+   invalid UTF-8 escaped (text_escape), at most FACTS_SHOWN_MAX characters
+   and "..." when cut: never raw on a terminal, never a file's whole text
+   (len: at least FACTS_SHOWN_MAX + 4). */
+static const char *quote(const char *s, char *buf, size_t len)
+{
+	char all[4 * FACTS_SHOWN_MAX + 1];
+
+	/* an escaped text is at least as long as the text */
+	if (strlen(s) <= FACTS_SHOWN_MAX) {
+		text_escape(s, all, sizeof all);
+		if (strlen(all) <= FACTS_SHOWN_MAX) {
+			snprintf(buf, len, "%s", all);
+			return buf;
+		}
+	}
+	text_escape(s, buf, len < FACTS_SHOWN_MAX + 4 ? len : FACTS_SHOWN_MAX + 1);
+	if (strlen(buf) + 4 <= len)
+		strcat(buf, "...");
+	return buf;
+}
+
 static const char *what(const yaml_node_t *n, char *buf, size_t len)
 {
+	char q[FACTS_SHOWN_MAX + 4];
+
 	if (!n)
 		snprintf(buf, len, "nothing");
 	else if (n->type == YAML_SEQUENCE_NODE)
@@ -113,7 +162,7 @@ static const char *what(const yaml_node_t *n, char *buf, size_t len)
 	else if (n->data.scalar.length == 0)
 		snprintf(buf, len, "nothing");
 	else
-		snprintf(buf, len, "'%.60s'", (const char *)n->data.scalar.value);
+		snprintf(buf, len, "'%s'", quote((const char *)n->data.scalar.value, q, sizeof q));
 	return buf;
 }
 
@@ -195,11 +244,24 @@ static int value(struct fctx *c, const struct fkey *k, const char *path, yaml_no
 static int mapping(struct fctx *c, const struct fkey *keys, size_t nkeys, const char *path,
 		   yaml_node_t *map, json_t *obj, json_t *order);
 
+/* Is number v (of the key k, written s) in k's plausible range?  0, or -1
+   (said). */
+static int in_range(struct fctx *c, const struct fkey *k, const char *path, yaml_node_t *n,
+		    double v, const char *s)
+{
+	char q[FACTS_SHOWN_MAX + 4];
+
+	if (!k->range.text || (v >= k->range.lo && v <= k->range.hi))
+		return 0;
+	return fail(c, &n->start_mark, "%s: out of range: expected %s, got '%s'", path,
+		    k->range.text, quote(s, q, sizeof q));
+}
+
 static int scalar_value(struct fctx *c, const struct fkey *k, const char *path, yaml_node_t *n,
 			json_t **out)
 {
 	const char *s = (const char *)n->data.scalar.value;
-	char w[120];
+	char w[120], q[FACTS_SHOWN_MAX + 4];
 	double v;
 
 	if (n->type != YAML_SCALAR_NODE || n->data.scalar.length == 0)
@@ -209,6 +271,8 @@ static int scalar_value(struct fctx *c, const struct fkey *k, const char *path, 
 	    n->data.scalar.length > FACTS_TEXT_MAX)
 		return fail(c, &n->start_mark, "%s: expected %s of at most %d printable characters",
 			    path, expect(k->kind), FACTS_TEXT_MAX);
+	/* from here s is printable, yet quoted short: a message is not a copy */
+	quote(s, q, sizeof q);
 	if (k->kind == FK_TEXT) {
 		*out = jsonutil_text(s);
 		return 0;
@@ -216,7 +280,7 @@ static int scalar_value(struct fctx *c, const struct fkey *k, const char *path, 
 	if (k->kind == FK_CACHE_TYPE) {
 		if (strcmp(s, "Data") && strcmp(s, "Instruction") && strcmp(s, "Unified"))
 			return fail(c, &n->start_mark, "%s: expected %s, got '%s'", path,
-				    expect(k->kind), s);
+				    expect(k->kind), q);
 		*out = jsonutil_text(s);
 		return 0;
 	}
@@ -224,27 +288,47 @@ static int scalar_value(struct fctx *c, const struct fkey *k, const char *path, 
 		long long x;
 		char err[200];
 
-		if (units_parse_int(s, &x, err, sizeof err) < 0 || x < (k->kind == FK_COUNT) ||
-		    x > 1000000000LL)
+		if (units_parse_int(s, &x, err, sizeof err) < 0 || x < (k->kind == FK_COUNT))
 			return fail(c, &n->start_mark, "%s: expected %s, got '%s'", path,
-				    expect(k->kind), s);
+				    expect(k->kind), q);
+		if (in_range(c, k, path, n, (double)x, s) < 0)
+			return -1;
 		*out = json_integer(x);
 		return 0;
 	}
 	if (s[strspn(s, " \t")] == '-')
-		return fail(c, &n->start_mark, "%s: must be positive, got '%s'", path, s);
+		return fail(c, &n->start_mark, "%s: must be positive, got '%s'", path, q);
 	if (quantity(k->kind, s, &v) < 0 || !isfinite(v))
-		return fail(c, &n->start_mark, "%s: expected %s, got '%s'", path, expect(k->kind), s);
+		return fail(c, &n->start_mark, "%s: expected %s, got '%s'", path, expect(k->kind), q);
 	if (v <= 0)
-		return fail(c, &n->start_mark, "%s: must be positive, got '%s'", path, s);
-	if (k->kind == FK_SIZE) {
-		if (v != floor(v) || v > 9e15)
-			return fail(c, &n->start_mark, "%s: expected a whole number of bytes, got "
-				    "'%s'", path, s);
-		*out = json_integer((json_int_t)v);
-	} else {
-		*out = json_real(v);
-	}
+		return fail(c, &n->start_mark, "%s: must be positive, got '%s'", path, q);
+	if (k->kind == FK_SIZE && v != floor(v))
+		return fail(c, &n->start_mark, "%s: expected a whole number of bytes, got '%s'",
+			    path, q);
+	if (in_range(c, k, path, n, v, s) < 0)
+		return -1;
+	/* in range, a size is a whole number below 2^53: exact as an integer */
+	*out = k->kind == FK_SIZE ? json_integer((json_int_t)v) : json_real(v);
+	return 0;
+}
+
+/* Node n walked (an alias's node once per use: what the manifest will
+   hold): 0, or -1 (said, where the top-level key being read is) once the
+   walk passes FACTS_MAX_VALUES nodes or FACTS_MAX_BYTES of text. */
+static int spend(struct fctx *c, const yaml_node_t *n)
+{
+	const char *key = c->top ? c->top : "machine facts";
+
+	if (n && n->type == YAML_SCALAR_NODE)
+		c->text += n->data.scalar.length;
+	if (++c->values > FACTS_MAX_VALUES)
+		return fail(c, &c->top_mark, "%s: more than %d values once its aliases are expanded "
+			    "(machine facts: at most %d values and %d KiB of text)", key,
+			    FACTS_MAX_VALUES, FACTS_MAX_VALUES, FACTS_MAX_BYTES / 1024);
+	if (c->text > FACTS_MAX_BYTES)
+		return fail(c, &c->top_mark, "%s: more than %d KiB of text once its aliases are "
+			    "expanded (machine facts: at most %d values and %d KiB of text)", key,
+			    FACTS_MAX_BYTES / 1024, FACTS_MAX_VALUES, FACTS_MAX_BYTES / 1024);
 	return 0;
 }
 
@@ -265,6 +349,11 @@ static int caches_value(struct fctx *c, const struct fkey *k, const char *path, 
 		static const char *const need[] = {"level", "type", "size_bytes"};
 
 		snprintf(sub, sizeof sub, "%s[%td]", path, it - n->data.sequence.items.start);
+		if (spend(c, e) < 0) {
+			json_decref(obj);
+			json_decref(arr);
+			return -1;
+		}
 		if (!e || e->type != YAML_MAPPING_NODE) {
 			json_decref(obj);
 			json_decref(arr);
@@ -293,6 +382,8 @@ static int value(struct fctx *c, const struct fkey *k, const char *path, yaml_no
 {
 	char w[120];
 
+	if (spend(c, n) < 0)
+		return -1;
 	if (k->kind == FK_CACHES)
 		return caches_value(c, k, path, n, out);
 	if (k->kind != FK_MAP)
@@ -324,7 +415,7 @@ static int mapping(struct fctx *c, const struct fkey *keys, size_t nkeys, const 
 		yaml_node_t *kn = yaml_document_get_node(&c->doc, p->key);
 		yaml_node_t *vn = yaml_document_get_node(&c->doc, p->value);
 		const struct fkey *k = NULL;
-		char full[200], w[120];
+		char full[200], w[120], q[FACTS_SHOWN_MAX + 4];
 		const char *name, *as, *hint;
 		json_t *v = NULL;
 
@@ -338,11 +429,19 @@ static int mapping(struct fctx *c, const struct fkey *keys, size_t nkeys, const 
 		if (!k) {
 			hint = suggest_word(name, names, nkeys < 32 ? nkeys : 32);
 			if (hint)
-				return fail(c, &kn->start_mark, "%s%sunknown key '%.60s' (did you "
-					    "mean '%s'?)", path, *path ? ": " : "", name, hint);
-			return fail(c, &kn->start_mark, "%s%sunknown key '%.60s' (machine facts: "
-				    "docs/results-format.md)", path, *path ? ": " : "", name);
+				return fail(c, &kn->start_mark, "%s%sunknown key '%s' (did you "
+					    "mean '%s'?)", path, *path ? ": " : "",
+					    quote(name, q, sizeof q), hint);
+			return fail(c, &kn->start_mark, "%s%sunknown key '%s' (machine facts: "
+				    "docs/results-format.md)", path, *path ? ": " : "",
+				    quote(name, q, sizeof q));
 		}
+		if (!*path) {	/* a budget passed is said where its fact starts */
+			c->top = k->name;
+			c->top_mark = kn->start_mark;
+		}
+		if (spend(c, kn) < 0)
+			return -1;
 		as = k->as ? k->as : k->name;
 		if (json_object_get(obj, as))
 			return fail(c, &kn->start_mark, "%s%s'%s' given twice%s", path,
@@ -430,49 +529,34 @@ static int load_doc(struct fctx *c, const char *text, size_t len)
 	return more ? -1 : 0;
 }
 
-/* The file's text, at most FACTS_MAX_BYTES; NULL (said) when unreadable. */
-static char *read_text(struct fctx *c, const char *path, size_t *len)
+/* The file's text, at most FACTS_MAX_BYTES, from a regular file only (a
+   FIFO is refused, not waited on; with SAFE_OPEN_NOFOLLOW a symbolic link
+   too); NULL (said) when unreadable. */
+static char *read_text(struct fctx *c, const char *path, int flags, size_t *len)
 {
-	struct stat st;
-	FILE *f = fopen(path, "r");
-	char *buf;
+	char *buf = safe_read_file(path, flags, FACTS_MAX_BYTES, len, c->err, c->errlen);
+	size_t n = strlen(c->err);
 
-	if (!f || fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		if (f)
-			errno = EINVAL;
-		snprintf(c->err, c->errlen, "%s: cannot read: %s", path, !f ? strerror(errno)
-			 : "not a regular file");
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	if (st.st_size > FACTS_MAX_BYTES) {
-		snprintf(c->err, c->errlen, "%s: larger than %d KiB: not a file of machine facts",
-			 path, FACTS_MAX_BYTES / 1024);
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	*len = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
-	fclose(f);
-	if (!buf) {
-		snprintf(c->err, c->errlen, "%s: out of memory", path);
-		return NULL;
-	}
-	buf[*len] = '\0';
+	if (!buf && errno == EFBIG && n < c->errlen)
+		snprintf(c->err + n, c->errlen - n, ": not a file of machine facts");
 	return buf;
 }
 
-int machine_facts_load(const char *path, const char *shown, struct machine_facts *f, char *err,
-		       size_t errlen)
+static int load(const char *path, const char *shown, int flags, struct machine_facts *f,
+		char *err, size_t errlen)
 {
-	struct fctx c = {.file = shown ? shown : path, .err = err, .errlen = errlen};
+	char file[1024];
+	struct fctx c = {.file = file, .err = err, .errlen = errlen};
 	yaml_node_t *root;
 	char w[120];
 	int rc;
 
+	/* the name as messages show it: never raw control characters */
+	text_escape(shown ? shown : path, file, sizeof file);
 	memset(f, 0, sizeof *f);
-	if (!(f->text = read_text(&c, path, &f->len)))
+	if (errlen)
+		err[0] = '\0';
+	if (!(f->text = read_text(&c, path, flags, &f->len)))
 		return -1;
 	if (load_doc(&c, f->text, f->len) < 0) {
 		machine_facts_free(f);
@@ -495,8 +579,19 @@ int machine_facts_load(const char *path, const char *shown, struct machine_facts
 		machine_facts_free(f);
 		return -1;
 	}
-	f->file = strdup(c.file);
+	f->file = strdup(shown ? shown : path);
 	return 0;
+}
+
+int machine_facts_load(const char *path, const char *shown, struct machine_facts *f, char *err,
+		       size_t errlen)
+{
+	return load(path, shown, 0, f, err, errlen);
+}
+
+int machine_facts_load_copy(const char *path, struct machine_facts *f, char *err, size_t errlen)
+{
+	return load(path, NULL, SAFE_OPEN_NOFOLLOW, f, err, errlen);
 }
 
 void machine_facts_free(struct machine_facts *f)

@@ -114,6 +114,12 @@ struct machine_facts {
    with "FILE:LINE:COL: why" (or "FILE: cannot read: why") in err. */
 int machine_facts_load(const char *path, const char *shown, struct machine_facts *f, char *err,
 		       size_t errlen);
+/* The same for a run folder's copy (rerun): a file anyone may have edited,
+   so a symbolic link is refused ("PATH: a symbolic link: not followed"),
+   never read through.  Either way only a regular file is read ("PATH: not
+   a regular file": a FIFO is not waited on), and once its aliases are
+   expanded a file holds at most 10000 values and 256 KiB of text. */
+int machine_facts_load_copy(const char *path, struct machine_facts *f, char *err, size_t errlen);
 void machine_facts_free(struct machine_facts *f);
 
 /* The given values into machine object m: each completes or overrides the
