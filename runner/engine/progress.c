@@ -1,9 +1,11 @@
 /*
  * progress.c - the progress line while a run measures (a terminal only,
- * not with --quiet) and one summary line per experiment on stdout.
+ * not with --quiet) and one summary line per experiment on stdout, with
+ * the points other tasks spoiled below it and how to rerun them.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/progress.h"
@@ -143,13 +145,18 @@ static int cpu_taken(const json_t *p)
    its control characters escaped first (text_escape). */
 static void shell_word(const char *s, char *buf, size_t len)
 {
-	char esc[1024];
-	size_t off = 0;
+	size_t n = 4 * strlen(s ? s : "") + 1, off = 0;
+	char *esc = malloc(n);
 
-	text_escape(s ? s : "", esc, sizeof esc);
+	if (!esc) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	text_escape(s ? s : "", esc, n);
 	if (esc[0] && strspn(esc, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			     "0123456789_./:=,+-") == strlen(esc)) {
 		snprintf(buf, len, "%s", esc);
+		free(esc);
 		return;
 	}
 	off += (size_t)snprintf(buf, len, "'");
@@ -157,6 +164,7 @@ static void shell_word(const char *s, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, *c == '\'' ? "'\\''" : "%c", *c);
 	if (off < len)
 		snprintf(buf + off, len - off, "'");
+	free(esc);
 }
 
 /* Below the experiment's line: the points other tasks spoiled (skipped,
@@ -167,7 +175,7 @@ static void print_spoiled(const struct experiment *x, int one_point)
 {
 	const json_t *pts = json_object_get(x->result, "points"), *p;
 	size_t i, skipped = 0, kept = 0;
-	char label[256], text[1024], name[512], file[4200];
+	char label[256], text[1024], name[1024], file[16500];
 
 	json_array_foreach(pts, i, p) {
 		int t = cpu_taken(p);
