@@ -209,7 +209,7 @@ print(sorted(p["params"]["hold"] for p in d["points"]) == sorted(["short", sys.a
 	grep -qF "| $long |" "$R/report.md"
 	# the table's cell: its first 42 characters and its last 21, … between
 	# them (the break points TeX may use set aside: an l column ignores them)
-	sed 's/\\hskip0pt plus1fil\\penalty0\\hskip0pt plus-1fil\\relax{}//g' "$R/report.tex" \
+	sed 's/\\hskip0pt plus1fil\\penalty1000\\hskip0pt plus-1fil\\relax{}//g' "$R/report.tex" \
 		>"$BATS_TEST_TMPDIR/plain.tex"
 	grep -qF "${long:0:42}\dots{}${long: -21} &" "$BATS_TEST_TMPDIR/plain.tex" ||
 		{ grep -n 'dots{}' "$BATS_TEST_TMPDIR/plain.tex" | cut -c1-200; false; }

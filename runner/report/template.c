@@ -184,16 +184,19 @@ static void tex_char(FILE *f, const unsigned char *s, size_t *adv)
    so that a user's template needs no macro: a penalty between two glues of
    +fil and -fil stretch, which cancel when the line goes on, and leave the
    line ragged when it breaks there (a bare \allowbreak between letters has
-   no glue: the line before it could only be overfull).  \relax ends the
-   glue, lest a following "minus" or "l" be read as part of it.  A LaTeX
-   table's column does not wrap: its cells are cut by report_view_cell. */
+   no glue: the line before it could only be overfull).  The penalty makes
+   it a last resort: a ragged line costs TeX nothing, so without one it
+   would break a path or a commit hash in the middle where a space later
+   on the line would do.  \relax ends the glue, lest a following "minus"
+   or "l" be read as part of it.  A LaTeX table's column does not wrap: its
+   cells are cut by report_view_cell. */
 #define TEX_WORD_BREAK 20
 /* At most this many characters of one value, then "...": a megabyte in a
    spec's string would fill hundreds of pages of the PDF, or a table cell
    taller than TeX can measure.  No text the runner writes comes near it;
    the full value is in report.md, report.html and the results' JSON. */
 #define TEX_VALUE_MAX 2000
-#define TEX_BREAK "\\hskip0pt plus1fil\\penalty0\\hskip0pt plus-1fil\\relax{}"
+#define TEX_BREAK "\\hskip0pt plus1fil\\penalty1000\\hskip0pt plus-1fil\\relax{}"
 
 static void escape_tex(FILE *f, const char *s)
 {
