@@ -7,19 +7,12 @@
 # server of its own.  The fixture probes measure nothing worth a lock.
 
 load helpers
+load store-sql
 
 S=tests/fixtures/specs/cli
 
 setup() { OUT="$BATS_TEST_TMPDIR/out"; DB="$OUT/sysmeter.db"; }
 
-# sql DB 'SELECT ...': the rows, one per line, columns separated by '|'
-sql() {
-	python3 - "$1" "$2" <<-'PY'
-	import sqlite3, sys
-	for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
-	    print("|".join("" if v is None else str(v) for v in row))
-	PY
-}
 
 # points RUN: how many points the run's result files hold
 points() {

@@ -7,6 +7,7 @@
 # here; the fixture probes measure nothing.
 
 load helpers
+load store-sql
 
 S=tests/fixtures/specs/cli
 
@@ -25,14 +26,6 @@ teardown() {
 	fi
 }
 
-# sql DB 'SELECT ...': the rows, one per line, columns separated by '|'
-sql() {
-	python3 - "$1" "$2" <<-'PY'
-	import sqlite3, sys
-	for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
-	    print("|".join("" if v is None else str(v) for v in row))
-	PY
-}
 
 # state DB: the file's sha256 and its journal mode, read without changing it
 state() {
