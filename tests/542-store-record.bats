@@ -70,6 +70,20 @@ recorded() { json "$1/manifest.json" 'd["store"]["recorded"]'; }
 	run "$RUNNER" store check --store "$DB" -o "$OUT"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"runner store import --store $DB $OUT/b)"* ]]
+	# --store without -o: a store named elsewhere is checked alone, not
+	# against the out/ of wherever the command happens to run (a fresh
+	# clone's out/ held make run's run, which a shared store lacks)
+	cp "$DB" "$BATS_TEST_TMPDIR/shared.db"
+	cd "$OUT/.."
+	[ -d out/b ]
+	run "$RUNNER" store check --store "$BATS_TEST_TMPDIR/shared.db"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 run checked, 0 differ"* ]]
+	[[ "$output" != *"not in the store"* ]]
+	# ... and the default store with its own out/: the folder is named
+	run "$RUNNER" store check
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"out/b: not in the store"* ]]
 }
 
 @test "a run id another folder or machine holds is refused, both named, nothing written; the same folder re-records; a moved one is followed" {

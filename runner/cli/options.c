@@ -27,10 +27,18 @@ static const char *pg_url_in(const char *arg)
 	return NULL;
 }
 
+/* -o's default: told apart from a given "-o out" by its address */
+static const char out_default[] = "out";
+
+int cli_out_given(const struct cli_opts *o)
+{
+	return o->out_dir != out_default;
+}
+
 int cli_opts_init(struct cli_opts *o, int argc, char **argv)
 {
 	memset(o, 0, sizeof *o);
-	o->out_dir = "out";
+	o->out_dir = out_default;
 	o->argc = argc;
 	/* what a manifest records of the command line never holds the
 	   password of --store postgresql://user:PASSWORD@host/db (nor does

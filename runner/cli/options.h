@@ -83,6 +83,9 @@ struct cli_option {
 int cli_opts_init(struct cli_opts *o, int argc, char **argv);
 void cli_opts_free(struct cli_opts *o);
 
+/* Was -o given (even as "-o out"), or is o->out_dir the default? */
+int cli_out_given(const struct cli_opts *o);
+
 /* argv[0..argc) of command `cmd` against its table: options (also between
    operands; "--name=value", "--name value", "-o value", "-ovalue", "-qv";
    everything after "--" is an operand) into o, operands into ops[*nops].

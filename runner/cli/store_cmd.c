@@ -111,7 +111,7 @@ static int check(const struct cli_opts *o)
 	/* the run folders that must all be in the store: -o DIR's; without
 	   -o, out's when the store is its own (out/sysmeter.db), none when
 	   --store names one (a shared store holds more than this folder) */
-	const char *runs_dir = o->out_dir ? o->out_dir : o->store ? NULL : "out";
+	const char *runs_dir = cli_out_given(o) || !o->store ? o->out_dir : NULL;
 	bad = store_check(s, runs_dir, o->store ? store_where(s) : NULL, stdout, &cnt, err,
 			  sizeof err);
 	if (bad < 0)

@@ -255,9 +255,12 @@ repetitions: 4"
 		[ "$(cat "$f")" = "hello from stdin" ]
 	done
 	[ "$(ls "$OUT"/t/output/c/*.stdout | wc -l)" -eq 4 ]
-	# cat runs in well under 5 ms on anything that runs this suite
+	# runs whose median is under 5 ms are flagged short, and only those:
+	# cat is that short on a quiet machine, not always beside other work
+	# (a CI root's suite once ran it at over 5 ms beside another suite)
 	pt '[f["message"] for f in p["sanity"]]'
-	[ "$(pt 'any(f["flag"] == "probe_sanity" and "short runs" in f["message"] for f in p["sanity"])')" = true ]
+	short=$(pt '__import__("statistics").median([k["wall"] for k in kept]) < 5')
+	[ "$(pt 'any(f["flag"] == "probe_sanity" and "short runs" in f["message"] for f in p["sanity"])')" = "$short" ]
 }
 
 @test "command: the report speaks of runs: no cycles, one run per sample, only the parameters the command uses" {
