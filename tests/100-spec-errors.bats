@@ -422,3 +422,7 @@ check_bad() {
 @test "bad spec predict_formula_unknown: an unknown name in a formula, with the right one" {
 	check_bad predict_formula_unknown
 }
+
+@test "bad spec predict_own_result: a prediction never uses its own experiment's result" {
+	check_bad predict_own_result
+}

@@ -57,6 +57,25 @@ static char *file_stem(const char *path)
  * cur_ov: which override's errors are reported without prefix (the one the
  * caller is applying); ovname: the experiment name for "--set NAME.x" prefixes.
  */
+/* A prediction never uses its own experiment's measurement (design.md
+   section 9): a model that reads the result it predicts predicts nothing.
+   The name is known only now (it may come from the file's stem). */
+static int self_reference(struct spec_yaml_ctx *c, const struct spec *s)
+{
+	for (size_t i = 0; i < s->n_predict; i++)
+		for (size_t k = 0; k < sizeof s->predict[i].fx / sizeof s->predict[i].fx[0]; k++) {
+			const struct spec_formula *f = s->predict[i].fx[k];
+
+			for (size_t j = 0; f && j < f->nn; j++)
+				if (f->n[j].op == SPEC_X_REF && strcmp(f->n[j].name, s->name) == 0)
+					return spec_yaml_fail(c, s->predict[i].pos,
+							      "predict: @%s is this experiment's own result: a "
+							      "prediction is a model of the machine and never "
+							      "uses its own measurement", s->name);
+		}
+	return 0;
+}
+
 static int parse_all(const char *path, const char *text, size_t len, char *const *ov, size_t n_ov,
 		     size_t cur_ov, const char *ovname, struct spec *s, char *err, size_t errlen)
 {
@@ -127,6 +146,8 @@ static int parse_all(const char *path, const char *text, size_t len, char *const
 			goto out;
 		}
 	}
+	if (self_reference(&c, s) < 0)
+		goto out;
 	if (
 	    (!s->title && !(s->title = strdup(s->name))) ||
 	    (!s->group && !(s->group = strdup(SPEC_DEFAULT_GROUP))) ||
