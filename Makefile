@@ -92,7 +92,7 @@ UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # tests/fuzz/<name>.c: a fuzz harness with a plain main(), run by the suite as a unit test
 UNIT_BIN    += $(patsubst tests/fuzz/%.c,$(BUILD)/tests/test_%,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all runner probes fixtures unit deps deps-arm64 test-arm64 run run-opt-in test test-one bench install uninstall clean help fuzz fuzz-build
+.PHONY: all runner probes fixtures unit deps deps-arm64 test-arm64 run run-opt-in test test-one bench bench-models install uninstall clean help fuzz fuzz-build
 all: $(BUILD)/runner $(PROBE_SO) $(PROBE_BIN)
 
 runner: $(BUILD)/runner
@@ -183,6 +183,12 @@ test-one: all fixtures unit
 bench: all
 	@sh tools/bench.sh $(BUILD)
 
+# The prediction models judged over the real full-run folders of every host
+# kind kept in tests/fixtures/model-runs/ (its README.md): the current
+# specs' predictions for each recorded point, per host (issue 34).
+bench-models: all
+	$(BUILD)/runner models tests/fixtures/model-runs/*/
+
 # libFuzzer targets: every tests/fuzz/<name>.c compiled with -DFUZZ_LIBFUZZER
 # by clang against a clang-built copy of the runner's objects (its own build
 # dir, so the gcc builds are untouched).  Needs clang and libFuzzer
@@ -259,4 +265,4 @@ clean:
 	rm -rf build build-san build-fuzz build-arm64
 
 help:
-	@echo "make run | run-opt-in | test | test-one | test-arm64 | bench | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | deps-arm64 | clean; CROSS=aarch64-linux-gnu- for an aarch64 build"
+	@echo "make run | run-opt-in | test | test-one | test-arm64 | bench | bench-models | fuzz [FUZZ_TIME=s] | install [PREFIX=... DESTDIR=...] | deps | deps-arm64 | clean; CROSS=aarch64-linux-gnu- for an aarch64 build"

@@ -83,7 +83,7 @@ comp() {
 @test "completion: commands, options, spec files" {
 	run comp 1 runner ''
 	[ "$status" -eq 0 ]
-	for c in run check list probe-help report rerun compare specs; do
+	for c in run check list probe-help report rerun compare models specs; do
 		grep -qx "$c" <<<"$output" || { echo "no '$c' in: $output"; false; }
 	done
 	[ "$(comp 1 runner --qu)" = "--quick

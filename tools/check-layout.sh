@@ -5,7 +5,7 @@
 #   - headers of its own folder;
 #   - the ABI headers at the top (probe.h, probe_time.h, probe_barrier.h, probe_wire.h) and any lib/ header;
 #   - the ONE public header (<stage>/<stage>.h) of an EARLIER stage.
-# Stage order: lib spec plan machine stats exec results report store serve engine cli main.c
+# Stage order: lib spec plan machine stats exec results report store serve engine models cli main.c
 # (main.c is last and may include any public header).  The report reads the
 # run's files and nothing else, so of the stages it includes results/ only.
 # Modules (a .c with its .h) must not include each other in a cycle.  Prints every violation as FILE:LINE: what, and
@@ -17,7 +17,7 @@ root=${1:-$(dirname "$0")/../runner}
 [ -d "$root" ] || { echo "check-layout: '$root': no such folder" >&2; exit 2; }
 cd "$root" || exit 2
 
-STAGES="lib spec plan machine stats exec results report store serve engine cli"
+STAGES="lib spec plan machine stats exec results report store serve engine models cli"
 # Stages that may include fewer earlier stages than the order allows:
 # "stage:allowed,allowed" (lib/ is always allowed).
 ONLY="report:results"

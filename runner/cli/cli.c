@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 #include "lib/jsonutil.h"
 #include "lib/version.h"
+#include "models/models.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "serve/serve.h"
@@ -289,6 +290,19 @@ static int cmd_history(char **ops, size_t nops, struct cli_opts *o)
 	return history_main(ops, nops, o);
 }
 
+static int cmd_models(char **ops, size_t nops, struct cli_opts *o)
+{
+	struct models_request rq = {.specs_dir = o->specs_dir, .runs = ops, .n_runs = nops,
+				    .json = o->json};
+
+	if (nops == 0) {
+		fprintf(stderr, "runner: models: no run folder given\n");
+		cli_command_usage(stderr, cli_command_find("models"));
+		return EXIT_USAGE;
+	}
+	return models_main(&rq);
+}
+
 /* --- the option tables -------------------------------------------------- */
 
 #define OPT_OUT CLI_TEXT("out", 'o', out_dir, "DIR", "results root (default out): runs go to DIR/<run-id>, DIR/latest")
@@ -383,6 +397,11 @@ static const struct cli_option history_options[] = {
 	CLI_TEXT("html", 0, html, "DIR", "the history page DIR/index.html of the experiments named"),
 	OPT_VERBOSE, CLI_END,
 };
+static const struct cli_option models_options[] = {
+	CLI_TEXT("specs", 0, specs_dir, "DIR", "the specs whose predict: entries are judged (default specs)"),
+	CLI_FLAG("json", 0, json, "the figures and every point as JSON (sysmeter.models/1)"),
+	OPT_PROBE_DIR, CLI_END,
+};
 static const struct cli_option serve_options[] = {
 	CLI_TEXT("listen", 0, listen, "ADDR:PORT", "where to listen (default 127.0.0.1:7077)"),
 	OPT_TOKEN, OPT_READY_FILE, OPT_QUIET, CLI_END,
@@ -410,6 +429,8 @@ const struct cli_command cli_commands[] = {
 	 "the results store: record old run folders; verify it against the folders"},
 	{"history", cmd_history, history_options, "EXPERIMENT...",
 	 "one experiment's figures over the stored runs, with change points"},
+	{"models", cmd_models, models_options, "RUN...",
+	 "the current specs' predictions judged over run folders, per host"},
 	{"serve", cmd_serve, serve_options, "", "the peer of the network probes, until Ctrl-C"},
 	{"nfs-serve", cmd_nfs_serve, nfs_serve_options, "",
 	 "the --nfs netns server on its own (root), until Ctrl-C"},

@@ -45,6 +45,8 @@ struct cli_opts {
 	char **wheres; size_t n_wheres;	/* --where KEY=VALUE */
 	const char *host, *since;	/* --host H, --since DATE */
 	const char *chart, *html;	/* --chart FILE, --html DIR */
+	const char *specs_dir;		/* models --specs DIR; NULL: specs */
+	int json;			/* models --json: the figures as JSON */
 	int help;			/* -h/--help was given */
 	int argc; char **argv;		/* recorded in the manifest: a copy with the
 					   password of any postgresql:// URL removed */

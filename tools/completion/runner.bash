@@ -10,7 +10,7 @@
 # Install: copy to /usr/share/bash-completion/completions/runner, or
 # `source tools/completion/runner.bash`.  Needs only bash and awk.
 
-_runner_commands="run check list probe-help report rerun merge fleet compare history store serve nfs-serve"
+_runner_commands="run check list probe-help report rerun merge fleet compare history store models serve nfs-serve"
 _runner_options="-o --out --run-id --probe-dir --templates --set --filter --quick
 	--seed --peer --nfs --machine --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help
 	--version"
@@ -128,7 +128,7 @@ _runner() {
 		case $w in
 		-o | --out | --run-id | --probe-dir | --templates | --set | --filter | --seed | \
 			--peer | --nfs | --machine | --format | --threshold | --fail-on | --json | \
-			--where | --host | --since | --store | --chart | --html)
+			--where | --host | --since | --store | --chart | --html | --specs)
 			[[ $w == --probe-dir ]] && pdir=(--probe-dir "${COMP_WORDS[i + 1]}")
 			((i + 1 == COMP_CWORD)) || ((i++))
 			;;
@@ -145,7 +145,7 @@ _runner() {
 	done
 
 	case $prev in
-	-o | --out | --probe-dir | --templates | --html)
+	-o | --out | --probe-dir | --templates | --html | --specs)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
@@ -202,6 +202,7 @@ _runner() {
 		compare) opts="--threshold --fail-on --json --baseline-store --store -h --help" ;;
 		history) opts="--where --host --since --store -o --out --chart --fail-on --html -v --verbose -h --help" ;;
 		store) opts="--store -o --out -q --quiet -h --help" ;;
+		models) opts="--specs --json --probe-dir -h --help" ;;
 		merge) opts="-o --out --run-id --templates --title --author --course --no-report --hosts --hosts-file --store -q --quiet -v --verbose -h --help" ;;
 		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit --pairs -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
 		esac
@@ -224,7 +225,7 @@ _runner() {
 			COMPREPLY=($(compgen -d -- "$cur"))
 		fi
 		;;
-	report | rerun | compare)
+	report | rerun | compare | models)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
 		;;
