@@ -113,6 +113,117 @@ sig3() {
 	[ "$(grep -c '^high\\_variation at 2 of 2 points: ' "$F/report.md")" -eq 1 ]
 }
 
+# The run in $1's manifest edited by the python statements in $2 (m: its
+# machine object).
+edit_machine() {
+	python3 - "$1/manifest.json" "$2" <<-'PY'
+	import json, sys
+	p = sys.argv[1]; man = json.load(open(p)); m = man["machine"]
+	exec(sys.argv[2])
+	json.dump(man, open(p, "w"))
+	PY
+}
+
+# syscall's getpid point with a model of two terms: syscall_cycles (this
+# point's own value of it, $2, so the test knows it) / core_hz, and 30 cycles;
+# its estimate $3 (ns) when given.
+SYSCALL_MODEL='
+q = point(call="getpid")
+q["params"]["syscall_cycles"] = CYC
+if EST: q["estimate"] = EST; q["ci"] = [EST * 0.99, EST * 1.01]
+q["prediction"] = {"value": None, "value_text": "", "hardware": None, "software": None,
+                   "why": "kernel entry and exit", "ratio": None,
+                   "formula": {"value": None, "hardware": "syscall_cycles / core_hz",
+                               "software": "30cycles / core_hz"}}'
+syscall_model() {
+	edited_run "$1" "CYC = $2; EST = ${3:-0}$SYSCALL_MODEL" syscall
+	edit_machine "$1" 'm["vulnerabilities"] = {
+    "spectre_v2": "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected",
+    "spec_rstack_overflow": "Mitigation: Safe RET", "meltdown": "Mitigation: PTI", "mds": "Not affected"}'
+}
+
+# The numbers the discussion must give, from the run's JSON: the largest
+# term's value and share, the residue in ns and in %.
+model_numbers() {
+	python3 - "$1" <<-'PY'
+	import json, sys
+	d = sys.argv[1]
+	hz = json.load(open(d + "/manifest.json"))["machine"]["core_clock"]["hz"]
+	q = json.load(open(d + "/results/syscall.json"))["points"][0]
+	hw = q["params"]["syscall_cycles"] / hz * 1e9; sw = 30 / hz * 1e9; pv = hw + sw
+	est = q["estimate"]
+	print(hw, "%.0f" % (hw / pv * 100), abs(est - pv), "%+.0f" % ((est - pv) / pv * 100), "+" if est > pv else "-")
+	PY
+}
+
+@test "discussion: the model's largest term and its share, the residue in ns and %, and the confounder the run recorded" {
+	R="$BATS_TEST_TMPDIR/run"
+	syscall_model "$R" 100
+	md_of "$R"
+	read -r hw share res pct sign <<<"$(model_numbers "$R")"
+	grep -qF "The largest of the model's 2 terms is the hardware term syscall\\_cycles / core\\_hz: 100 / 2.99 GHz = $(sig3 "$hw") ns, $share % of the prediction." "$R/report.md"
+	[ "$sign" = + ]
+	grep -qF "The measurement leaves the model (outside 25 %): the residue, measured - predicted, is +$(sig3 "$res") ns ($pct % of the prediction)." "$R/report.md"
+	# the fixture is a KVM guest with PTI on; the vulnerabilities name 3 more
+	grep -qF "What the run recorded that can account for it: the kernel's mitigations PTI, Retpolines, RSB filling, Safe RET (4 named in machine.pti and machine.vulnerabilities), on every system call's entry and exit; a virtual machine (machine.virtualization: kvm; hypervisor KVMKVMKVM)." "$R/report.md"
+	# within 25 %: the term, no residue and no confounder
+	H="$BATS_TEST_TMPDIR/held"
+	syscall_model "$H" 180
+	md_of "$H"
+	grep -qF "The largest of the model's 2 terms is the hardware term syscall\\_cycles / core\\_hz: 180 / 2.99 GHz" "$H/report.md"
+	! grep -F 'syscall\_cycles / core\_hz: 180' "$H/report.md" | grep -q 'leaves the model\|can account for\|unexplained' || false
+}
+
+@test "discussion: the confounder sentence flips with the residue's sign and with what the machine recorded" {
+	# faster than the model: a VM and mitigations only add time
+	F="$BATS_TEST_TMPDIR/faster"
+	syscall_model "$F" 100 20
+	md_of "$F"
+	read -r hw share res pct sign <<<"$(model_numbers "$F")"
+	[ "$sign" = - ]
+	grep -qF "the residue, measured - predicted, is -$(sig3 "$res") ns ($pct % of the prediction). Nothing the run recorded can account for a measurement faster than the model (what it recorded only adds time): the miss is unexplained." "$F/report.md"
+	! grep -q 'What the run recorded that can account' "$F/report.md" || false
+	# not a guest: the mitigations alone
+	M="$BATS_TEST_TMPDIR/metal"
+	syscall_model "$M" 100
+	edit_machine "$M" 'm["virtualization"] = "none detected"; m["cpu"]["hypervisor"] = None'
+	md_of "$M"
+	grep -qF "What the run recorded that can account for it: the kernel's mitigations PTI, Retpolines, RSB filling, Safe RET (4 named in machine.pti and machine.vulnerabilities), on every system call's entry and exit." "$M/report.md"
+	! grep -q 'a virtual machine (machine' "$M/report.md" || false
+	# no guest, no mitigation: nothing recorded explains it
+	N="$BATS_TEST_TMPDIR/none"
+	syscall_model "$N" 100
+	edit_machine "$N" 'm["virtualization"] = "none detected"; m["cpu"]["hypervisor"] = None
+m["pti"]["state"] = "off"
+m["vulnerabilities"] = {k: "Not affected" for k in m["vulnerabilities"]}'
+	md_of "$N"
+	grep -qF "is +$(sig3 "$(model_numbers "$N" | cut -d' ' -f3)") ns" "$N/report.md"
+	grep -qF "Nothing the run recorded accounts for it: the miss is unexplained." "$N/report.md"
+	! grep -q 'can account for it' "$N/report.md" || false
+}
+
+@test "discussion: a rate's model is a time per byte; its largest term's share is of that time" {
+	R="$BATS_TEST_TMPDIR/run"
+	edited_run "$R" '
+for q in r["points"]:
+    q["prediction"] = None
+point(op="read", threads="1")["prediction"] = {"value": None, "value_text": "", "hardware": None,
+    "software": None, "why": "a copy", "ratio": None,
+    "formula": {"value": None, "hardware": "1 / (8B * core_hz)", "software": "1ns / 64B"}}' ram_bandwidth
+	md_of "$R"
+	read -r hwb share res pct <<<"$(python3 - "$R" <<-'PY'
+	import json, sys
+	d = sys.argv[1]
+	hz = json.load(open(d + "/manifest.json"))["machine"]["core_clock"]["hz"]
+	est = json.load(open(d + "/results/ram_bandwidth.json"))["points"][0]["estimate"]
+	hw = 1 / (8 * hz); sw = 1e-9 / 64; pv = 1e-9 / (hw + sw)
+	print("%.3g" % (hw * 1e9), "%.0f" % (hw / (hw + sw) * 100), abs(est - pv), "%+.0f" % ((est - pv) / pv * 100))
+	PY
+	)"
+	grep -qF "At op=read, threads=1, the largest of the model's 2 terms is the hardware term 1 / (8B \\* core\\_hz): 1 / (8B \\* 2.99 GHz) = $hwb ns/B, $share % of the time per byte." "$R/report.md"
+	grep -qF "the residue, measured - predicted, is -$(sig3 "$res") GB/s ($pct % of the prediction). What the run recorded that can account for it: a virtual machine" "$R/report.md"
+}
+
 @test "knees: a knee between sizes far apart is a bracket; Memory is not reached only when no point is at DRAM latency" {
 	R="$BATS_TEST_TMPDIR/sparse"
 	# keep 4, 32 KiB, 1, 64 MiB; the L1 knee interpolated at 45 KiB between them

@@ -8,6 +8,7 @@
  * is given and the word (faster, slower, more, less) follows its side.
  */
 #include "report/report_discussion.h"
+#include "report/report_confounder.h"
 #include "report/report_points.h"
 #include "report/report_view.h"
 #include "lib/jsonutil.h"
@@ -214,6 +215,169 @@ static void prediction(json_t *out, json_t *res, json_t *swept, const struct rep
 	para_close(&p, out);
 	free(lmin);
 	free(lmax);
+}
+
+/* ------------------------------------------- the model's terms and misses */
+
+/* The point's largest term (by |share|; prediction.terms, predict.c), or
+   NULL when its terms have no shares. */
+static json_t *largest_term(json_t *pt)
+{
+	json_t *t, *best = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(pt, "prediction"), "terms"), i, t)
+		if (isfinite(jsonutil_num(t, "share")) &&
+		    (!best || fabs(jsonutil_num(t, "share")) > fabs(jsonutil_num(best, "share"))))
+			best = t;
+	return best;
+}
+
+/* "The largest term of the model is the software's 2 * syscall_cycles /
+   core_hz: 2 * 150 cycles / 2.99 GHz = 100 ns, 62 % of the prediction." */
+static void say_term(FILE *f, json_t *pt, json_t *swept)
+{
+	json_t *t = largest_term(pt), *pred = json_object_get(pt, "prediction");
+	char *label = report_points_label(pt, swept, ", ");
+	size_t n = json_array_size(json_object_get(pred, "terms"));
+	const char *part = jsonutil_str(t, "part");
+
+	if (part && strcmp(part, "hardware") && strcmp(part, "software"))
+		part = NULL;	/* a value formula's term: the model's own */
+	if (t) {
+		fprintf(f, "%s%s%s%s", ftell(f) ? " " : "", label && *label ? "At " : "",
+			label && *label ? label : "", label && *label ? ", t" : "T");
+		if (n == 1)
+			fputs("he model's only term is ", f);
+		else
+			fprintf(f, "he largest of the model's %zu terms is ", n);
+		fprintf(f, "%s%s%s%s: %s, %.0f %% of the %s.",
+			part ? "the " : "", part ? part : "", part ? " term " : "", jsonutil_str(t, "text") ?: "",
+			jsonutil_str(t, "filled") ?: "", jsonutil_num(t, "share") * 100,
+			json_is_object(json_object_get(pred, "per_byte")) ? "time per byte" : "prediction");
+	}
+	free(label);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* "+21.3 ns" (a time, v in ns) or "-4.20 GB/s" (v in the probe's unit). */
+static void signed_text(double v, int time, const char *unit, char *buf, size_t len)
+{
+	char t[48];
+
+	if (time)
+		time_text(fabs(v), t, sizeof t);
+	else {
+		num_text(fabs(v), t, sizeof t);
+		snprintf(t + strlen(t), sizeof t - strlen(t), " %s", unit ? unit : "");
+	}
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : "+", t);
+}
+
+/* The model's largest term, where the measurement leaves the model (the
+   residue, measured - predicted, in ns or the unit and in % of the
+   prediction, at the worst point and as a median), and what the run
+   recorded that can account for it (report_confounder.c). */
+static void model_terms(json_t *out, const char *run, json_t *res, json_t *swept,
+			const struct report_unit *d)
+{
+	json_t *pt, *worst = NULL, *probe = json_object_get(res, "probe");
+	const char *unit = jsonutil_str(probe, "unit");
+	double ns = 1, wlog = 0, *rs, *ps;
+	int time = units_is_time(unit, &ns);
+	size_t i, n = 0, n_terms = 0, out_n = 0;
+	struct para p;
+
+	/* a time in ns (time_text picks its unit), else the report's unit */
+	if (!time) {
+		ns = d->scale;
+		unit = d->label;
+	}
+	rs = calloc(json_array_size(json_object_get(res, "points")) + 1, sizeof *rs);
+	ps = calloc(json_array_size(json_object_get(res, "points")) + 1, sizeof *ps);
+	para_open(&p);
+	if (!rs || !ps || !p.f)
+		goto out;
+	json_array_foreach(json_object_get(res, "points"), i, pt) {
+		json_t *pred = json_object_get(pt, "prediction");
+		double pv = jsonutil_num(pred, "value"), est = jsonutil_num(pt, "estimate");
+
+		if (!ok_point(pt) || !isfinite(pv) || pv == 0)
+			continue;
+		n_terms += largest_term(pt) != NULL;
+		rs[n] = (est - pv) * ns;
+		ps[n++] = (est - pv) / pv * 100;
+		if (est / pv > HELD || est / pv < 1 / HELD)
+			out_n++;
+		if (est / pv > 0 && fabs(log(est / pv)) > wlog) {
+			wlog = fabs(log(est / pv));
+			worst = pt;
+		}
+	}
+	/* the largest term: per point when there are few, else at the first */
+	if (n_terms > 0 && n_terms <= 3) {
+		json_array_foreach(json_object_get(res, "points"), i, pt)
+			if (ok_point(pt) && largest_term(pt) && isfinite(jsonutil_num(json_object_get(pt, "prediction"), "value")))
+				say_term(p.f, pt, swept);
+	} else if (n_terms > 3) {
+		json_array_foreach(json_object_get(res, "points"), i, pt)
+			if (ok_point(pt) && largest_term(pt) && isfinite(jsonutil_num(json_object_get(pt, "prediction"), "value"))) {
+				say_term(p.f, pt, swept);
+				break;
+			}
+	}
+	if (out_n && worst) {
+		json_t *pred = json_object_get(worst, "prediction"), *t, *names = json_array(), *v;
+		double pv = jsonutil_num(pred, "value"), est = jsonutil_num(worst, "estimate");
+		char *label = report_points_label(worst, swept, ", ");
+		char r[64], pc[32], mr[64], mp[32];
+		size_t j, k;
+
+		signed_text((est - pv) * ns, time, unit, r, sizeof r);
+		snprintf(pc, sizeof pc, "%+.0f", (est - pv) / pv * 100);
+		fprintf(p.f, "%sThe measurement leaves the model (outside %.0f %%): the residue, measured - "
+			"predicted, is %s (%s %% of the prediction)", ftell(p.f) ? " " : "", (HELD - 1) * 100,
+			r, pc);
+		if (n > 1) {
+			double mres = median(rs, n), mpct = median(ps, n);
+
+			signed_text(mres, time, unit, mr, sizeof mr);
+			snprintf(mp, sizeof mp, "%+.0f", mpct);
+			fprintf(p.f, " at %s, the worst point; its median over the %zu points with a prediction "
+				"is %s (%s %%).", label && *label ? label : "one point", n, mr, mp);
+		} else {
+			fputc('.', p.f);
+		}
+		free(label);
+		/* what the model's terms use, for the confounders */
+		json_array_foreach(json_object_get(pred, "terms"), j, t)
+			json_array_foreach(json_object_get(t, "names"), k, v)
+				jsonutil_append(names, json_incref(v));
+		struct report_confounder_in in = {
+			run, names, pred,
+			!strcmp(jsonutil_str(json_object_get(worst, "params_text"), "placement") ?: "", "cross"),
+			time || !(json_is_true(json_object_get(probe, "bigger_is_better")) ||
+				  (unit && strstr(unit, "/s"))) ? est > pv : est < pv,
+		};
+		report_confounder_say(p.f, &in);
+		json_decref(names);
+	}
+out:
+	para_close(&p, out);
+	free(rs);
+	free(ps);
 }
 
 /* ------------------------------------------------------------- the flags */
@@ -633,6 +797,7 @@ json_t *report_discussion_view(const char *run, const char *name, json_t *res,
 	json_t *swept = report_points_swept(json_object_get(res, "spec"));
 
 	prediction(out, res, swept, d);
+	model_terms(out, run, res, swept, d);
 	if (name)
 		across(out, run, name, res);
 	flags(out, res);

@@ -432,6 +432,83 @@ static void flag_far(json_t *pt, double est, double pv, const char *unit)
 	}
 }
 
+/* The names and @references of the sub-tree at k, once each, in order. */
+static void term_names(const struct spec_formula *form, int k, json_t *names)
+{
+	const struct spec_expr_node *n = &form->n[k];
+	char nm[256];
+	json_t *v;
+	size_t i;
+
+	if (n->op == SPEC_X_NAME || n->op == SPEC_X_REF) {
+		snprintf(nm, sizeof nm, "%s%s", n->op == SPEC_X_REF ? "@" : "", n->name);
+		json_array_foreach(names, i, v)
+			if (!strcmp(json_string_value(v), nm))
+				return;
+		jsonutil_append(names, jsonutil_text(nm));
+		return;
+	}
+	if (n->a >= 0)
+		term_names(form, n->a, names);
+	if (n->b >= 0)
+		term_names(form, n->b, names);
+}
+
+/* How to write a term's value: per byte (a rate's part), else in the
+   probe's unit (f of them to one base unit). */
+struct term_unit {
+	double f;
+	const char *unit;
+	int per_byte;
+};
+
+/* Appends to terms one entry per term of the sub-tree at k: the formula
+   split at its top-level + and - (a '-' negates its right side); below a
+   *, / or unary '-' the sub-tree is one term.  Each term is evaluated on
+   its own with the same lookup, so a term's value is what it adds to its
+   part.  Share is set later, once the total is known. */
+static void split_terms(struct pctx *c, const struct spec_formula *form, int k, int sign,
+			const char *part, const struct term_unit *u, json_t *terms)
+{
+	const struct spec_expr_node *n = &form->n[k];
+	char text[1024], fill[1024], miss[256], res[64];
+	double v;
+
+	if (n->op == SPEC_X_ADD || n->op == SPEC_X_SUB) {
+		split_terms(c, form, n->a, sign, part, u, terms);
+		split_terms(c, form, n->b, n->op == SPEC_X_SUB ? -sign : sign, part, u, terms);
+		return;
+	}
+	if (spec_expr_eval_node(form, k, lookup, c, &v, text, sizeof text, fill, sizeof fill, miss,
+				sizeof miss) < 0)
+		return;
+	v *= sign;
+	if (u->per_byte) {
+		spec_expr_format(v, SPEC_Q_SPB, res, sizeof res);
+	} else {
+		v *= u->f;
+		units_format_number(v, res, sizeof res - 20);
+		snprintf(res + strlen(res), 20, " %s", u->unit);
+	}
+	json_t *names = json_array();
+	term_names(form, k, names);
+	jsonutil_append(terms, json_pack("{s:s,s:s+,s:s+++,s:o,s:n,s:o}", "part", part,
+					 "text", sign < 0 ? "- " : "", text,
+					 "filled", sign < 0 ? "- " : "", fill, " = ", res,
+					 "value", results_num(v), "share", "names", names));
+}
+
+/* Each term's share of total (NAN total: no shares). */
+static void term_shares(json_t *terms, double total)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(terms, i, t)
+		json_object_set_new(t, "share", results_num(isfinite(total) && total != 0
+				    ? jsonutil_num(t, "value") / total : NAN));
+}
+
 static void predict_point(const json_t *result, json_t *pt, const json_t *machine, const json_t *by_name)
 {
 	json_t *pred = json_object_get(pt, "prediction"), *fx = json_object_get(pred, "formula");
@@ -441,11 +518,12 @@ static void predict_point(const json_t *result, json_t *pt, const json_t *machin
 	double val[3], f;
 	enum spec_qty q;
 	char missing[512] = "";
-	json_t *filled = json_object();
+	json_t *filled = json_object(), *terms = json_array();
 
 	if (!json_is_object(pred) || !json_is_object(fx)) {
 		json_decref(c.sources);
 		json_decref(filled);
+		json_decref(terms);
 		return;
 	}
 	c.row = machine_model_find(jsonutil_str((json_t *)cpu, "vendor"),
@@ -453,13 +531,19 @@ static void predict_point(const json_t *result, json_t *pt, const json_t *machin
 				   (int)json_integer_value(json_object_get(cpu, "model")));
 	c.pti = !strcmp(jsonutil_str(json_object_get(machine, "pti"), "state") ?: "", "on");
 	f = unit_factor(unit, &q);
+	/* a rate's hardware and software formulas are times per byte
+	   (docs/spec-format.md, "Predictions as formulas"), unless the spec
+	   writes the value itself */
+	int has_parts = jsonutil_str(fx, "hardware") || jsonutil_str(fx, "software");
+	int rate = q == SPEC_Q_RATE && !jsonutil_str(fx, "value") && has_parts;
+	struct term_unit tu = {f, unit ? unit : "", 0};
 	for (int k = 0; k < 3; k++) {
 		const char *text = jsonutil_str(fx, parts[k]);
 		struct spec_formula form;
 		char err[256], fill[1024], res[64];
 		size_t off;
 
-		val[k] = jsonutil_num(pred, parts[k]);
+		val[k] = rate ? NAN : jsonutil_num(pred, parts[k]);
 		if (!text) {
 			json_object_set_new(filled, parts[k], json_null());
 			continue;
@@ -478,19 +562,49 @@ static void predict_point(const json_t *result, json_t *pt, const json_t *machin
 			val[k] = NAN;
 			json_object_set_new(filled, parts[k], json_null());
 		} else {
-			val[k] *= f;
-			units_format_number(val[k], res, sizeof res - 20);
-			snprintf(res + strlen(res), 20, " %s", unit ? unit : "");
+			if (rate && k > 0) {
+				spec_expr_format(val[k], SPEC_Q_SPB, res, sizeof res);
+			} else {
+				val[k] *= f;
+				units_format_number(val[k], res, sizeof res - 20);
+				snprintf(res + strlen(res), 20, " %s", unit ? unit : "");
+			}
 			json_object_set_new(filled, parts[k], json_pack("s++", fill, " = ", res));
+			/* the terms of the parts; of the value only when it is the
+			   whole model */
+			tu.per_byte = rate && k > 0;
+			if (k > 0 || !has_parts)
+				split_terms(&c, &form, form.root, 1, parts[k], &tu, terms);
 		}
 		spec_expr_free(&form);
 	}
-	if (!jsonutil_str(fx, "value") && !isfinite(val[0]))
-		val[0] = val[1] + val[2];
+	if (rate) {
+		/* the time per byte is the sum of the parts; each part alone
+		   would allow 1 / its time */
+		double spb = (isfinite(val[1]) ? val[1] : 0) + (isfinite(val[2]) ? val[2] : 0);
+
+		json_object_set_new(pred, "per_byte", json_pack("{s:o,s:o}", "hardware", results_num(val[1]),
+								"software", results_num(val[2])));
+		term_shares(terms, spb > 0 ? spb : NAN);
+		val[0] = spb > 0 ? f / spb : NAN;
+		for (int k = 1; k < 3; k++)
+			val[k] = isfinite(val[k]) && val[k] > 0 ? f / val[k] : NAN;
+	} else {
+		/* without a written value the model is the sum of its parts,
+		   recomputed each time (a report evaluates the run's again) */
+		if (!jsonutil_str(fx, "value") && has_parts && !(jsonutil_str(pred, "value_text") ?: "")[0])
+			val[0] = val[1] + val[2];
+		else if (!jsonutil_str(fx, "value") && !isfinite(val[0]))
+			val[0] = val[1] + val[2];
+		json_object_del(pred, "per_byte");
+		/* a rate's terms written as rates do not add up: no shares */
+		term_shares(terms, q == SPEC_Q_RATE ? NAN : val[0]);
+	}
 	double est = jsonutil_num(pt, "estimate");
 	json_object_set_new(pred, "value", results_num(missing[0] ? NAN : val[0]));
 	json_object_set_new(pred, "hardware", results_num(val[1]));
 	json_object_set_new(pred, "software", results_num(val[2]));
+	json_object_set_new(pred, "terms", terms);
 	json_object_set_new(pred, "filled", filled);
 	json_object_set_new(pred, "sources", c.sources);
 	json_object_set_new(pred, "table_row", json_string(c.row->name));

@@ -509,6 +509,13 @@ void spec_expr_format(double v, enum spec_qty q, char *buf, size_t len)
 		snprintf(buf, len, v >= 1e9 ? "%.3g GB/s" : v >= 1e6 ? "%.3g MB/s" : "%.3g B/s",
 			 v >= 1e9 ? v / 1e9 : v >= 1e6 ? v / 1e6 : v);
 		return;
+	case SPEC_Q_SPB: {
+		/* a rate's part as time per byte: "0.052 ns/B" */
+		double a = fabs(v);
+		snprintf(buf, len, a >= 1e-3 ? "%.3g ms/B" : a >= 1e-6 ? "%.3g us/B" : "%.3g ns/B",
+			 a >= 1e-3 ? v * 1e3 : a >= 1e-6 ? v * 1e6 : v * 1e9);
+		return;
+	}
 	case SPEC_Q_BITS:
 		snprintf(buf, len, v >= 1e9 ? "%.3g Gbit/s" : v >= 1e6 ? "%.3g Mbit/s" : "%.3g bit/s",
 			 v >= 1e9 ? v / 1e9 : v >= 1e6 ? v / 1e6 : v);
@@ -576,8 +583,43 @@ static int eval(struct ex *e, int k, double *out)
 	return 0;
 }
 
-int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *ctx, double *out,
-		   char *filled, size_t filled_len, char *missing, size_t mlen)
+/* The text span [*lo, *hi) of the sub-tree at k: its tokens' extent. */
+static void span_of(const struct spec_formula *f, int k, size_t *lo, size_t *hi)
+{
+	const struct spec_expr_node *n = &f->n[k];
+
+	if (n->off < *lo)
+		*lo = n->off;
+	if (n->off + n->len > *hi)
+		*hi = n->off + n->len;
+	if (n->a >= 0)
+		span_of(f, n->a, lo, hi);
+	if (n->b >= 0)
+		span_of(f, n->b, lo, hi);
+}
+
+/* Widen [*lo, *hi) of text to the parentheses it opens or closes, so that
+   "(a + b) * c" of "x + (a + b) * c" keeps its '(' . */
+static void balance(const char *t, size_t *lo, size_t *hi)
+{
+	int depth = 0, low = 0;
+
+	for (size_t i = *lo; i < *hi; i++) {
+		depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+		if (depth < low)
+			low = depth;
+	}
+	for (; low < 0 && *lo > 0; (*lo)--)
+		if (t[*lo - 1] == '(')
+			low++, depth++;
+	for (size_t tl = strlen(t); depth > 0 && *hi < tl; (*hi)++)
+		if (t[*hi] == ')')
+			depth--;
+}
+
+static int eval_from(const struct spec_formula *f, int root, size_t lo, size_t hi,
+		     spec_expr_lookup lookup, void *ctx, double *out, char *filled, size_t filled_len,
+		     char *missing, size_t mlen)
 {
 	struct ex e = {f, lookup, ctx, NULL, NULL, missing, mlen};
 	int rc;
@@ -587,7 +629,7 @@ int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *
 		missing[0] = '\0';
 	if (filled && filled_len)
 		filled[0] = '\0';
-	if (!f->n || f->root < 0) {
+	if (!f->n || root < 0 || (size_t)root >= f->nn) {
 		snprintf(missing, mlen, "no formula");
 		return -1;
 	}
@@ -599,14 +641,14 @@ int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *
 		snprintf(missing, mlen, "out of memory");
 		return -1;
 	}
-	rc = eval(&e, f->root, out);
+	rc = eval(&e, root, out);
 	if (rc == 0 && !isfinite(*out)) {
 		snprintf(missing, mlen, "the formula's value is not finite");
 		rc = -1;
 	}
 	if (rc == 0 && filled && filled_len) {
 		/* the text, each name and reference replaced in place */
-		size_t pos = 0, used = 0, tl = strlen(f->text);
+		size_t pos = lo, used = 0, tl = hi;
 
 		while (pos <= tl && used + 1 < filled_len) {
 			size_t next = tl;
@@ -632,4 +674,33 @@ int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *
 	free(e.val);
 	free(e.qty);
 	return rc;
+}
+
+int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *ctx, double *out,
+		   char *filled, size_t filled_len, char *missing, size_t mlen)
+{
+	return eval_from(f, f->root, 0, f->text ? strlen(f->text) : 0, lookup, ctx, out, filled,
+			 filled_len, missing, mlen);
+}
+
+int spec_expr_eval_node(const struct spec_formula *f, int k, spec_expr_lookup lookup, void *ctx,
+			double *out, char *text, size_t text_len, char *filled, size_t filled_len,
+			char *missing, size_t mlen)
+{
+	size_t lo = (size_t)-1, hi = 0;
+
+	if (text && text_len)
+		text[0] = '\0';
+	if (!f->n || !f->text || k < 0 || (size_t)k >= f->nn) {
+		*out = NAN;
+		snprintf(missing, mlen, "no formula");
+		return -1;
+	}
+	span_of(f, k, &lo, &hi);
+	balance(f->text, &lo, &hi);
+	while (hi > lo && (f->text[hi - 1] == ' ' || f->text[hi - 1] == '\t' || f->text[hi - 1] == '\n'))
+		hi--;
+	if (text && text_len)
+		snprintf(text, text_len, "%.*s", (int)(hi - lo), f->text + lo);
+	return eval_from(f, k, lo, hi, lookup, ctx, out, filled, filled_len, missing, mlen);
 }

@@ -24,7 +24,8 @@
    formula ("150 cycles / 2.99 GHz"). */
 enum spec_qty {
 	SPEC_Q_NUM, SPEC_Q_CYCLES, SPEC_Q_HZ, SPEC_Q_BYTES, SPEC_Q_SECONDS, SPEC_Q_RATE,
-	SPEC_Q_BITS, SPEC_Q_BOOL
+	SPEC_Q_BITS, SPEC_Q_BOOL,
+	SPEC_Q_SPB			/* seconds per byte: a rate's part as time per byte */
 };
 
 enum spec_expr_op {
@@ -82,6 +83,14 @@ typedef int (*spec_expr_lookup)(void *ctx, const struct spec_expr_node *n, doubl
 				enum spec_qty *qty, char *missing, size_t mlen);
 int spec_expr_eval(const struct spec_formula *f, spec_expr_lookup lookup, void *ctx, double *out,
 		   char *filled, size_t filled_len, char *missing, size_t mlen);
+
+/* The same for the sub-tree at node k alone (one term of a formula, as
+   predict.c splits it at its top-level + and -): *out its value; text
+   (when not NULL) the sub-tree's own source text, with the parentheses it
+   needs; filled the same text with each name replaced by its value. */
+int spec_expr_eval_node(const struct spec_formula *f, int k, spec_expr_lookup lookup, void *ctx,
+			double *out, char *text, size_t text_len, char *filled, size_t filled_len,
+			char *missing, size_t mlen);
 
 /* A value with its unit, as the filled-in formula writes it: "2.99 GHz",
    "48 KiB", "80 ns", "51.2 GB/s", "150 cycles". */
