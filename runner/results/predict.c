@@ -105,8 +105,44 @@ static int cache_size(const json_t *m, int level, double *v, double *line)
 	return -1;
 }
 
+struct mit_text { char buf[1024]; size_t used; int per_switch; };
+
+static void mit_term(void *ctx, const struct machine_mitigation *row, double cycles, int per_switch)
+{
+	struct mit_text *t = ctx;
+
+	if (per_switch != t->per_switch || t->used >= sizeof t->buf)
+		return;
+	t->used += (size_t)snprintf(t->buf + t->used, sizeof t->buf - t->used, "%s%s \"%s\" %.0f",
+				    t->used ? "; " : "", row->file, row->match, cycles);
+}
+
+/* The cycles the kernel's listed mitigations add to each kernel entry and
+   exit (mitigation_cycles) or to each switch (switch_mitigation_cycles):
+   one term per mitigation that machine.vulnerabilities names, each from
+   the table's sourced rows, 0 when it names none. */
+static int mitigation(struct pctx *c, const char *name, double *v, enum spec_qty q)
+{
+	const json_t *vuln = json_object_get(c->machine, "vulnerabilities");
+	struct mit_text t = {.per_switch = strcmp(name, "switch_mitigation_cycles") == 0};
+	double entry, sw;
+
+	if (!json_is_object(vuln)) {
+		*v = 0;
+		source(c, name, *v, q, "machine.vulnerabilities not recorded: no mitigation counted");
+		return 0;
+	}
+	machine_model_mitigations(c->row, vuln, &entry, &sw, mit_term, &t);
+	*v = t.per_switch ? sw : entry;
+	source(c, name, *v, q, "table: the mitigations machine.vulnerabilities names%s%s",
+	       t.used ? ": " : " (none that runs on this path)", t.buf);
+	return 0;
+}
+
 static int table(struct pctx *c, const char *name, double *v, enum spec_qty q)
 {
+	if (!strcmp(name, "mitigation_cycles") || !strcmp(name, "switch_mitigation_cycles"))
+		return mitigation(c, name, v, q);
 	if (machine_model_value(c->row, name, c->pti, v) < 0)
 		return -1;
 	if (strstr(name, "cycles") && strcmp(name, "copy_bytes_per_cycle") != 0 &&
@@ -119,7 +155,7 @@ static int table(struct pctx *c, const char *name, double *v, enum spec_qty q)
 	else if (!strcmp(name, "wakeup_latency"))
 		source(c, name, *v, q, "table: Linux path lengths (every family)");
 	else if (!strcmp(name, "syscall_cycles"))
-		source(c, name, *v, q, "table: %s, %s", c->row->name, c->pti ? "with PTI" : "without PTI");
+		source(c, name, *v, q, "table: %s, no mitigation (mitigation_cycles adds them)", c->row->name);
 	else
 		source(c, name, *v, q, "table: %s", c->row->name);
 	return 0;
@@ -229,15 +265,28 @@ static int machine_name(struct pctx *c, const char *name, double *v, enum spec_q
 			return -1;
 		}
 		if (!strcmp(name, "ws_tlb")) {
+			/* a guest's page walk is two-dimensional: each of the guest's
+			   four page-table references is a guest-physical address the
+			   host's tables translate, up to 24 references against 4
+			   (AMD, "AMD-V Nested Paging", 2008; Bhargava et al.,
+			   "Accelerating two-dimensional page walks for virtualized
+			   systems", ASPLOS 2008) */
+			int guest = strncmp(jsonutil_str((json_t *)m, "virtualization") ?: "", "guest", 5) == 0;
 			fact(m, "page_size", &page);
 			pages = size / page;
-			*v = pages <= 64 ? 0 : pages <= 1536 ? c->row->stlb / hz : c->row->tlb_miss / hz;
-			source(c, name, *v, q, "%.0f pages: %s (table: %s)", pages, pages <= 64 ? "the L1 TLB holds them"
-			       : pages <= 1536 ? "stlb_hit_cycles" : "tlb_miss_cycles", c->row->name);
+			*v = pages <= 64 ? 0 : pages <= 1536 ? c->row->stlb / hz
+			     : c->row->tlb_miss * (guest ? 24 / 4.0 : 1) / hz;
+			source(c, name, *v, q, "%.0f pages: %s (table: %s)%s", pages, pages <= 64 ? "the L1 TLB holds them"
+			       : pages <= 1536 ? "stlb_hit_cycles" : "tlb_miss_cycles", c->row->name,
+			       pages > 1536 && guest ? " x 24/4, a guest's nested page walk (machine.virtualization)" : "");
 			return 0;
 		}
 		for (int l = 1; l <= 3; l++) {
 			double cs;
+			/* a last-level cache the machine section found implausible (a
+			   host's socket seen from a guest) is not this system's */
+			if (l == 3 && json_is_false(json_object_get(json_object_get(m, "llc"), "plausible")))
+				break;
 			if (cache_size(m, l, &cs, NULL) == 0 && size <= cs) {
 				*v = (l == 1 ? c->row->l1 : l == 2 ? c->row->l2 : c->row->l3) / hz;
 				source(c, name, *v, q, "fits L%d (machine.caches): l%d_cycles (table: %s) / core_hz", l, l,
@@ -246,7 +295,9 @@ static int machine_name(struct pctx *c, const char *name, double *v, enum spec_q
 			}
 		}
 		*v = c->row->dram_ns * 1e-9;
-		source(c, name, *v, q, "larger than the caches: dram_latency (table: %s)", c->row->name);
+		source(c, name, *v, q, "larger than the caches%s: dram_latency (table: %s)",
+		       json_is_false(json_object_get(json_object_get(m, "llc"), "plausible"))
+			       ? " (an implausible last-level cache not counted: machine.llc)" : "", c->row->name);
 		return 0;
 	}
 	if (!strcmp(name, "mem_bandwidth")) {
@@ -399,6 +450,21 @@ static int lookup(void *ctx, const struct spec_expr_node *n, double *v, enum spe
 		return 0;
 	}
 	known = spec_expr_name(n->name);
+	/* then a secondary value the probe recorded: extra.NAME's median
+	   (task_create's parent_mappings, parent_rss_bytes) */
+	par = json_object_get(json_object_get(c->point, "extra"), n->name);
+	if (json_is_object(par))
+		par = json_object_get(par, "median");
+	if (json_is_number(par)) {
+		*v = json_number_value(par);
+		*q = known ? known->qty : SPEC_Q_NUM;
+		source(c, n->name, *v, *q, "this point's %s (recorded by the probe)", n->name);
+		return 0;
+	}
+	if (known && !strcmp(known->group, "point")) {
+		snprintf(missing, mlen, "%s (not recorded by this point's probe)", n->name);
+		return -1;
+	}
 	if (!known) {
 		snprintf(missing, mlen, "%s (no such name or parameter)", n->name);
 		return -1;

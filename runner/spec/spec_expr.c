@@ -55,6 +55,9 @@ static const struct spec_expr_name names[] = {
 	{"disk_latency", SPEC_Q_SECONDS, "given",
 	 "1 / disk_rand_read_iops when given, else the table's NVMe 4 KiB random read"},
 	{"disk_bandwidth", SPEC_Q_RATE, "given", "disk_seq_read when given, else the table's NVMe sequential read"},
+	/* recorded by the point's probe (the median of its secondary value, the point's extra) */
+	{"parent_mappings", SPEC_Q_NUM, "point", "task_create: mappings of the process that creates the tasks"},
+	{"parent_rss_bytes", SPEC_Q_BYTES, "point", "task_create: resident size (VmRSS) of the process that creates the tasks"},
 	/* the per-family table (machine/model_table.c) */
 	{"l1_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L1d hit"},
 	{"l2_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L2 hit"},
@@ -62,13 +65,16 @@ static const struct spec_expr_name names[] = {
 	{"dram_latency", SPEC_Q_SECONDS, "table", "load-to-use latency of a DRAM access (page open or not, no TLB miss)"},
 	{"stlb_hit_cycles", SPEC_Q_CYCLES, "table", "an L1 TLB miss that hits the second-level TLB"},
 	{"tlb_miss_cycles", SPEC_Q_CYCLES, "table", "a page walk whose page-table loads hit the caches"},
-	{"syscall_cycles", SPEC_Q_CYCLES, "table", "kernel entry and exit of a null system call (the PTI column when pti is on)"},
+	{"syscall_cycles", SPEC_Q_CYCLES, "table", "kernel entry and exit of a null system call, no mitigation"},
+	{"mitigation_cycles", SPEC_Q_CYCLES, "table", "what the kernel's listed mitigations add to each entry and exit (PTI, retpolines, VERW, ...)"},
+	{"switch_mitigation_cycles", SPEC_Q_CYCLES, "table", "what the listed mitigations add to each context switch (RSB filling, IBPB)"},
 	{"rdtsc_cycles", SPEC_Q_CYCLES, "table", "one RDTSC, back to back"},
 	{"rdtscp_cycles", SPEC_Q_CYCLES, "table", "one RDTSCP, back to back"},
 	{"branch_cycles", SPEC_Q_CYCLES, "table", "one taken branch (the loop's bound)"},
 	{"call_cycles", SPEC_Q_CYCLES, "table", "a predicted call and return"},
 	{"line_fills", SPEC_Q_NUM, "table", "cache-line fills one core keeps in flight to DRAM (Little's law)"},
 	{"copy_bytes_per_cycle", SPEC_Q_NUM, "table", "bytes per cycle of a cache-resident copy (rep movsb, memcpy)"},
+	{"store_forward_cycles", SPEC_Q_CYCLES, "table", "the latency a load adds when it reads what a store just wrote to a stack slot"},
 	/* Linux path lengths: one generic column, the same for every row */
 	{"switch_cycles", SPEC_Q_CYCLES, "table", "a wake-up and a switch to another task on the same CPU (scheduler)"},
 	{"mm_switch_cycles", SPEC_Q_CYCLES, "table", "the extra of switching address spaces (CR3 with PCID, FPU state)"},

@@ -65,7 +65,7 @@ int spec_expr_is_formula(const char *text);
 struct spec_expr_name {
 	const char *name;
 	enum spec_qty qty;
-	const char *group;		/* "machine" | "given" | "table" */
+	const char *group;		/* "machine" | "given" | "table" | "point" (the probe's extra) */
 	const char *help;
 };
 const struct spec_expr_name *spec_expr_names(size_t *n);

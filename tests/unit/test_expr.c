@@ -167,6 +167,116 @@ static void test_predict(void)
 	}
 }
 
+/* Every constant names where it comes from: a row of the table, the
+   generic rows and every mitigation row carry a source that names a
+   document (a manual, a guide, a paper, the kernel's documentation). */
+static void test_sources(void)
+{
+	size_t n, bad = 0;
+	const struct machine_model *rows = machine_model_rows(&n, NULL), *fb;
+	const struct machine_mitigation *mit;
+
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].source || strlen(rows[i].source) < 30) {
+			printf("#   row '%s' has no source\n", rows[i].name);
+			bad++;
+		}
+	machine_model_rows(&n, &fb);
+	if (!fb->source || strlen(fb->source) < 30)
+		bad++;
+	if (strlen(machine_model_find("ARM", 0x99, 0x1)->source) < 30)
+		bad++;
+	if (!machine_model_kernel()->source || strlen(machine_model_kernel()->source) < 30)
+		bad++;
+	ok(bad == 0, "every row of the constants table names its source");
+	mit = machine_model_mitigation_rows(&n);
+	bad = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!mit[i].source || strlen(mit[i].source) < 30 || !mit[i].file || !mit[i].match) {
+			printf("#   mitigation row %zu (%s) has no source\n", i, mit[i].file ? mit[i].file : "?");
+			bad++;
+		}
+	ok(bad == 0 && n >= 10, "every mitigation row names its source (%zu rows)", n);
+}
+
+struct mit_seen { int n; char names[512]; };
+
+static void mit_seen(void *ctx, const struct machine_mitigation *row, double cycles, int per_switch)
+{
+	struct mit_seen *s = ctx;
+	size_t used = strlen(s->names);
+
+	snprintf(s->names + used, sizeof s->names - used, "%s%s=%.0f%s", s->n++ ? "," : "", row->match,
+		 cycles, per_switch ? "/switch" : "");
+}
+
+/* One term per mitigation the kernel lists: "Vulnerable" and "Not
+   affected" add nothing, Enhanced IBRS is not legacy IBRS, and VERW
+   reached through MDS and TAA counts once. */
+static void test_mitigations(void)
+{
+	const struct machine_model *skx = machine_model_find("GenuineIntel", 6, 0x55);
+	json_error_t je;
+	json_t *v = json_loads(
+		"{\"meltdown\": \"Mitigation: PTI\","
+		" \"spectre_v2\": \"Mitigation: Retpolines; IBPB: conditional; RSB filling; PBRSB-eIBRS: Not affected\","
+		" \"mds\": \"Mitigation: Clear CPU buffers; SMT vulnerable\","
+		" \"tsx_async_abort\": \"Mitigation: Clear CPU buffers; SMT vulnerable\","
+		" \"retbleed\": \"Mitigation: Enhanced IBRS\","
+		" \"spec_rstack_overflow\": \"Vulnerable: No microcode\","
+		" \"l1tf\": \"Not affected\"}", 0, &je);
+	struct mit_seen seen = {0, ""};
+	double entry, sw;
+	size_t n = machine_model_mitigations(skx, v, &entry, &sw, mit_seen, &seen);
+
+	ok(n == 4, "PTI, retpolines, RSB filling and VERW once: %s", seen.names);
+	is_num(entry, (skx->syscall_pti - skx->syscall) + 40 + 100, 1e-9,
+	       "  per entry: the PTI column's extra, retpolines, one VERW");
+	is_num(sw, 64, 1e-9, "  per switch: RSB filling (IBPB conditional adds nothing)");
+	json_decref(v);
+	v = json_loads("{\"meltdown\": \"Not affected\", \"spectre_v2\": \"Vulnerable\"}", 0, &je);
+	n = machine_model_mitigations(skx, v, &entry, &sw, NULL, NULL);
+	ok(n == 0 && entry == 0 && sw == 0, "nothing listed that runs: no term");
+	json_decref(v);
+}
+
+/* A formula naming a fact this machine lacks says so: every machine or
+   given name, alone, over an empty machine, either has a value with its
+   source or leaves prediction.missing naming it. */
+static void test_missing_named(void)
+{
+	size_t n, bad = 0;
+	const struct spec_expr_name *t = spec_expr_names(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *machine = json_object(), *by = json_object(), *pred, *res;
+		const char *miss;
+		int sourced = 0;
+		size_t k;
+		json_t *s;
+
+		if (!strcmp(t[i].group, "table"))
+			continue;
+		res = json_pack("{s:{s:s,s:[]},s:[{s:{},s:{},s:f,s:s,s:[],s:{s:{s:s,s:s,s:n}}}]}",
+				"probe", "unit", "ns", "params", "points", "params", "params_text",
+				"estimate", 3.0, "status", "ok", "sanity", "prediction", "formula",
+				"hardware", t[i].name, "software", "0ns", "value");
+		results_predict(res, machine, by);
+		pred = json_object_get(json_array_get(json_object_get(res, "points"), 0), "prediction");
+		miss = json_string_value(json_object_get(pred, "missing"));
+		json_array_foreach(json_object_get(pred, "sources"), k, s)
+			sourced |= !strcmp(json_string_value(json_object_get(s, "name")) ?: "", t[i].name);
+		if (miss ? !strstr(miss, t[i].name) : !sourced) {
+			printf("#   '%s': missing '%s', sourced %d\n", t[i].name, miss ? miss : "(none)", sourced);
+			bad++;
+		}
+		json_decref(res);
+		json_decref(by);
+		json_decref(machine);
+	}
+	ok(bad == 0, "over an empty machine, every fact a formula names has a source or is named as missing");
+}
+
 int main(void)
 {
 	struct spec_formula f;
@@ -222,7 +332,11 @@ int main(void)
 		machine_model_rows(&n, &fb);
 		t = spec_expr_names(&n);
 		for (size_t i = 0; i < n; i++)
-			if (!strcmp(t[i].group, "table") && machine_model_value(fb, t[i].name, 0, &x) < 0) {
+			/* the two mitigation sums come from machine.vulnerabilities
+			   and the mitigation rows (test_sources) */
+			if (!strcmp(t[i].group, "table") && strcmp(t[i].name, "mitigation_cycles") &&
+			    strcmp(t[i].name, "switch_mitigation_cycles") &&
+			    machine_model_value(fb, t[i].name, 0, &x) < 0) {
 				printf("#   table has no '%s'\n", t[i].name);
 				bad++;
 			}
@@ -230,5 +344,8 @@ int main(void)
 	}
 	test_depth();
 	test_predict();
+	test_sources();
+	test_mitigations();
+	test_missing_named();
 	return done_testing();
 }
