@@ -1,14 +1,18 @@
 /*
  * page_fault - the time the kernel takes to service a page fault: major
  * (the page must be read from the file's disk) or minor (the page is
- * found or made in memory: here, a fresh zeroed anonymous page).
+ * found or made in memory: a fresh zeroed anonymous page, or a file page
+ * already in the page cache).
  *
  * What:   kind major: a read of one byte from a page of a file mapping
  *         whose page-cache copy was dropped, so the fault reads it from
  *         the device; kind minor: the first write to a page of a fresh
  *         private anonymous mapping, so the fault allocates and zeroes a
- *         page and maps it.
- * Unit:   µs per fault; metric `ns_per_byte` = the fault cost over the
+ *         page and maps it; kind file: a read of one byte from a page of
+ *         a read-only shared mapping of a file that is wholly in the page
+ *         cache, so the fault finds the page and only maps it (as lmbench's
+ *         lat_pagefault).
+ * Unit:   µs per fault (file: per fault the kernel really took, below); metric `ns_per_byte` = the fault cost over the
  *         page size (the report sets it beside the DRAM latency per byte).
  * Method: one operation (`iterations` counts them) is one faulting touch;
  *         a sample touches `iterations` pages, one byte each, `stride`
@@ -30,6 +34,25 @@
  *   minor: each batch maps fresh anonymous memory (MADV_NOHUGEPAGE, so a
  *         fault is one 4 KiB page), writes one byte per page, and unmaps
  *         it; mmap and munmap are not timed.
+ *   file: setup writes the scratch file as for major and reads it whole,
+ *         so that it is in the page cache; prepare(), before every sample,
+ *         checks that with mincore() (metric `cached_share`, 1 when all of
+ *         it is; a file not wholly cached is read again).  Each batch maps
+ *         it afresh (PROT_READ, MAP_SHARED, default advice: as lat_pagefault)
+ *         and reads one byte per page in the spec's order.  The kernel's
+ *         fault-around maps the cached pages around a faulting address in
+ *         one fault (16 pages with the default fault_around_bytes of 64
+ *         KiB, a whole large folio where the file system caches large
+ *         folios: 79 pages per fault were seen on one host), so most
+ *         touches do not fault.  getrusage's ru_minflt around the timed
+ *         touches counts the faults really taken; the value is the time
+ *         over those faults, and metric `pages_per_fault` is the pages
+ *         touched per fault.  lmbench's lat_pagefault divides its time by
+ *         the pages touched instead, so it reports the time per page (a
+ *         fault's cost over the pages fault-around mapped), about
+ *         pages_per_fault times less than this probe's value.  A file
+ *         sample that counted no minor fault, or a major one (the file
+ *         left the page cache), is invalid.
  *   Faults are counted with getrusage (ru_majflt or ru_minflt) around the
  *         sample: metric `faults_counted`; a sample that counted fewer
  *         than half the pages it touched is invalid (the file was still
@@ -46,7 +69,10 @@
  *         only) and costs time outside the measurement.  A minor fault
  *         here includes zeroing a page (about 4 KiB of stores) and the
  *         kernel entry/exit; on a KVM guest also EPT faults the first time
- *         the host backs the page.  Readahead-free faulting still reads
+ *         the host backs the page.  A file fault includes mapping
+ *         pages_per_fault pages (fault-around), so its cost grows with
+ *         fault_around_bytes and the folio size; in a tmpfs scratch dir it
+ *         is shmem's fault path.  Readahead-free faulting still reads
  *         file-system metadata (extent blocks) once per drop.
  */
 #include <errno.h>
@@ -68,7 +94,8 @@
 #define PF_TMPFS_MAGIC 0x01021994
 #define PF_RAMFS_MAGIC 0x858458f6
 
-enum { PF_M_NS_PER_BYTE, PF_M_FAULTS, PF_M_DROP, PF_M_CACHED, PF_M_OFF_CPU, PF_M_RETRIES };
+enum { PF_M_NS_PER_BYTE, PF_M_FAULTS, PF_M_DROP, PF_M_CACHED, PF_M_OFF_CPU, PF_M_RETRIES,
+       PF_M_PPF };
 
 /* minor: a sample is invalid when the thread was off its CPU for more than
    this fraction of the timed touches (a major fault sleeps on its I/O). */
@@ -78,33 +105,37 @@ enum { PF_M_NS_PER_BYTE, PF_M_FAULTS, PF_M_DROP, PF_M_CACHED, PF_M_OFF_CPU, PF_M
 
 struct pf_state {
 	const struct probe_host *host;
-	int major, random;
+	int major, file, random;		/* kind major, kind file */
 	size_t page, stride, size, npages;	/* npages: touch positions per map */
 	size_t *order;				/* touch order: page indices */
 	char path[4096];
 	int fd;
 	char *map;				/* current mapping (major) */
+	long majflt;				/* file: major faults in the last sample */
 	size_t map_len;
 	int use_drop;				/* drop_caches (1) or fadvise (0) */
 	double cached_share;			/* after the last drop */
 	uint64_t touched, counted;		/* totals, for sanity() */
 };
 
-enum { PF_MAJOR, PF_MINOR };
+enum { PF_MAJOR, PF_MINOR, PF_FILE };
 enum { PF_RANDOM, PF_SEQUENTIAL };
 
 struct pf_cfg {
-	int kind;			/* PF_MAJOR, PF_MINOR */
+	int kind;			/* PF_MAJOR, PF_MINOR, PF_FILE */
 	uint64_t size, stride;
 	int order;			/* PF_RANDOM, PF_SEQUENTIAL */
 };
 
 static const struct probe_param pf_params[] = {
 	PROBE_PARAM_CHOICE(struct pf_cfg, kind, "minor",
-		"major (file page read from disk) | minor (fresh anonymous page)",
-		{ "major", PF_MAJOR }, { "minor", PF_MINOR }),
+		"major (file page read from disk) | minor (fresh anonymous page) | file (file "
+		"page in the page cache, as lmbench's lat_pagefault, but per fault really taken: "
+		"fault-around maps several pages per fault)",
+		{ "major", PF_MAJOR }, { "minor", PF_MINOR }, { "file", PF_FILE }),
 	PROBE_PARAM_SIZE(struct pf_cfg, size, "64MiB",
-		"bytes mapped per batch (major: the scratch file's size)", 4096, 1099511627776.0),
+		"bytes mapped per batch (major, file: the scratch file's size)", 4096,
+		1099511627776.0),
 	PROBE_PARAM_SIZE(struct pf_cfg, stride, "4KiB",
 		"bytes between touched pages; a multiple of the page size", 4096, 1073741824.0),
 	PROBE_PARAM_CHOICE(struct pf_cfg, order, "random",
@@ -115,18 +146,23 @@ static const struct probe_param pf_params[] = {
 
 static const struct probe_metric pf_metrics[] = {
 	[PF_M_NS_PER_BYTE] = { .name = "ns_per_byte", .unit = "ns",
-			       .help = "fault cost divided by the page size" },
+			       .help = "fault cost divided by the page size (file: a fault "
+				       "maps pages_per_fault pages)" },
 	[PF_M_FAULTS] = { .name = "faults_counted", .unit = "faults",
-			  .help = "major (or minor) faults getrusage counted in the sample" },
+			  .help = "major (minor, file: minor) faults getrusage counted in the sample" },
 	[PF_M_DROP] = { .name = "drop_caches", .unit = "bool",
 			.help = "major: 1 = /proc/sys/vm/drop_caches, 0 = posix_fadvise(DONTNEED)" },
 	[PF_M_CACHED] = { .name = "cached_share", .unit = "ratio",
-			  .help = "major: share of the file still cached after the drop (mincore)" },
+			  .help = "major: share of the file still cached after the drop; file: share "
+				  "cached before the sample (mincore)" },
 	[PF_M_OFF_CPU] = { .name = "off_cpu_share", .unit = "ratio",
 			   .help = "fraction of the timed touches the thread did not run "
 				   "(major: mostly waiting for its I/O)" },
 	[PF_M_RETRIES] = { .name = "retries", .unit = "count",
-			   .help = "minor: samples taken again because the thread was off its cpu" },
+			   .help = "minor, file: samples taken again because the thread was off its cpu" },
+	[PF_M_PPF] = { .name = "pages_per_fault", .unit = "pages",
+		       .help = "pages touched per fault getrusage counted (file: fault-around "
+			       "maps several)" },
 	{ .name = NULL },
 };
 
@@ -260,6 +296,71 @@ static int pf_remap(struct pf_state *st, char *err, size_t errlen)
 	return 0;
 }
 
+/* file: read the whole file, so that every page of it is in the page
+   cache.  Untimed. */
+static int pf_read_file(struct pf_state *st, char *err, size_t errlen)
+{
+	const size_t chunk = 1u << 20;
+	char *buf = malloc(chunk);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t off = 0; off < st->size;) {
+		ssize_t r = pread(st->fd, buf, chunk, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "read '%s': %s", st->path,
+				 r < 0 ? strerror(-rc) : "unexpected end of file");
+			break;
+		}
+		off += (size_t)r;
+	}
+	free(buf);
+	return rc;
+}
+
+/* file: the share of the file's pages in the page cache (mincore over a
+   mapping made for the look and unmapped again, so the sample's mappings
+   start without page tables); the file is read again while not all of it
+   is.  Untimed. */
+static int pf_check_cached(struct pf_state *st, char *err, size_t errlen)
+{
+	size_t n = st->map_len / st->page, cached = 0;
+	unsigned char *vec = malloc(n + 1);
+	int rc = 0;
+
+	if (!vec)
+		return -ENOMEM;
+	st->cached_share = NAN;
+	for (int pass = 0; pass < 2 && cached < n; pass++) {
+		void *m;
+
+		if (pass && (rc = pf_read_file(st, err, errlen)) != 0)
+			break;
+		m = mmap(NULL, st->map_len, PROT_READ, MAP_SHARED, st->fd, 0);
+		if (m == MAP_FAILED) {
+			rc = -errno;
+			snprintf(err, errlen, "mmap '%s': %s", st->path, strerror(-rc));
+			break;
+		}
+		cached = 0;
+		if (mincore(m, st->map_len, vec) == 0) {
+			for (size_t i = 0; i < n; i++)
+				cached += vec[i] & 1;
+			st->cached_share = (double)cached / (double)n;
+		} else {
+			cached = n;	/* cannot tell: the sample's major count will */
+		}
+		munmap(m, st->map_len);
+	}
+	free(vec);
+	return rc;
+}
+
 static int pf_setup(void *state, const void *cfg, const struct probe_host *h, char *err,
 		    size_t errlen)
 {
@@ -273,6 +374,7 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 	st->host = h;
 	st->page = pg > 0 ? (size_t)pg : 4096;
 	st->major = c->kind == PF_MAJOR;
+	st->file = c->kind == PF_FILE;
 	st->random = c->order == PF_RANDOM;
 	st->stride = (size_t)c->stride;
 	st->size = (size_t)c->size;
@@ -322,6 +424,13 @@ static int pf_setup(void *state, const void *cfg, const struct probe_host *h, ch
 			h->log(h, PROBE_LOG_INFO, "page_fault: %zu MiB file; cache dropped with %s",
 			       st->size >> 20, st->use_drop ? "/proc/sys/vm/drop_caches"
 							    : "posix_fadvise(DONTNEED)");
+	} else if (st->file) {
+		const char *dir = h->scratch_dir && *h->scratch_dir ? h->scratch_dir : ".";
+
+		snprintf(st->path, sizeof(st->path), "%s/page_fault.dat", dir);
+		if ((rc = pf_make_file(st, seed, err, errlen)) != 0 ||
+		    (rc = pf_read_file(st, err, errlen)) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -342,7 +451,7 @@ static int pf_prepare(void *state, char *err, size_t errlen)
 {
 	struct pf_state *st = state;
 
-	return st->major ? pf_remap(st, err, errlen) : 0;
+	return st->major ? pf_remap(st, err, errlen) : st->file ? pf_check_cached(st, err, errlen) : 0;
 }
 
 /* Touch pages order[from .. from+n) of map: one byte each; returns ticks
@@ -353,7 +462,7 @@ static uint64_t pf_touch(const struct pf_state *st, char *map, size_t from, size
 	const size_t *o = st->order + from, stride = st->stride;
 	uint64_t t0, t1, acc = 0, c0 = pt_thread_cpu_ns();
 
-	if (st->major) {
+	if (st->major || st->file) {
 		t0 = pt_start();
 		for (size_t i = 0; i < n; i++)
 			acc += *(volatile unsigned char *)(map + o[i] * stride);
@@ -376,13 +485,14 @@ static int pf_run(struct pf_state *st, uint64_t iterations, uint64_t *ticks,
 		  uint64_t *cpu, long *faults, char *err, size_t errlen)
 {
 	uint64_t done = 0;
-	long f0, f1;
+	long f0, f1, mf0;
 	int rc;
 
 	*ticks = *cpu = 0;
 	if (st->major && !st->map && (rc = pf_remap(st, err, errlen)) != 0)
 		return rc;
 	f0 = pf_faults(st->major);
+	mf0 = st->file ? pf_faults(1) : 0;
 	while (done < iterations) {
 		size_t n = iterations - done < st->npages ? (size_t)(iterations - done)
 							  : st->npages;
@@ -391,6 +501,18 @@ static int pf_run(struct pf_state *st, uint64_t iterations, uint64_t *ticks,
 			if (done > 0 && (rc = pf_remap(st, err, errlen)) != 0)
 				return rc;
 			*ticks += pf_touch(st, st->map, 0, n, cpu);
+		} else if (st->file) {
+			/* a fresh mapping: no page-table entry yet, every
+			   page in the page cache */
+			char *m = mmap(NULL, st->map_len, PROT_READ, MAP_SHARED, st->fd, 0);
+
+			if (m == MAP_FAILED) {
+				rc = -errno;
+				snprintf(err, errlen, "mmap '%s': %s", st->path, strerror(-rc));
+				return rc;
+			}
+			*ticks += pf_touch(st, m, 0, n, cpu);
+			munmap(m, st->map_len);
 		} else {
 			char *m = mmap(NULL, st->map_len, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -409,6 +531,10 @@ static int pf_run(struct pf_state *st, uint64_t iterations, uint64_t *ticks,
 	}
 	f1 = pf_faults(st->major);
 	*faults = f0 >= 0 && f1 >= 0 ? f1 - f0 : -1;
+	if (st->file) {
+		long mf1 = pf_faults(1);
+		st->majflt = mf0 >= 0 && mf1 >= 0 ? mf1 - mf0 : 0;
+	}
 	if (st->major) {		/* the next sample starts from a fresh drop */
 		munmap(st->map, st->map_len);
 		st->map = NULL;
@@ -436,11 +562,15 @@ static int pf_sample(void *state, uint64_t iterations, const struct probe_host *
 		if (off < 0)
 			off = 0;
 	} while (!st->major && off > PF_MAX_OFF_CPU && ++tries < PF_TRIES);
-	out->value = wall_ns / 1000.0 / (double)iterations;
+	/* file: per fault really taken (fault-around maps several pages in
+	   one); major, minor: one fault per page touched */
+	out->value = wall_ns / 1000.0 /
+		     (st->file && faults > 0 ? (double)faults : (double)iterations);
 	out->extra[PF_M_NS_PER_BYTE] = out->value * 1000.0 / (double)st->page;
 	out->extra[PF_M_FAULTS] = faults >= 0 ? (double)faults : NAN;
 	out->extra[PF_M_DROP] = st->major ? st->use_drop : NAN;
-	out->extra[PF_M_CACHED] = st->major ? st->cached_share : NAN;
+	out->extra[PF_M_CACHED] = st->major || st->file ? st->cached_share : NAN;
+	out->extra[PF_M_PPF] = faults > 0 ? (double)iterations / (double)faults : NAN;
 	out->extra[PF_M_OFF_CPU] = off;
 	out->extra[PF_M_RETRIES] = tries < PF_TRIES ? tries : PF_TRIES - 1;
 	if (!st->major && off > PF_MAX_OFF_CPU) {
@@ -449,9 +579,19 @@ static int pf_sample(void *state, uint64_t iterations, const struct probe_host *
 			 "in %d tries (other tasks or the host ran)", off * 100, PF_TRIES);
 	}
 	st->touched += iterations;
+	if (st->file && faults == 0) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof(out->note), "no minor fault counted for %llu pages "
+			 "touched", (unsigned long long)iterations);
+	} else if (st->file && st->majflt > 0) {
+		out->flags |= PROBE_SAMPLE_INVALID;
+		snprintf(out->note, sizeof(out->note), "%ld major faults for %llu pages touched: "
+			 "the file was not all in the page cache", st->majflt,
+			 (unsigned long long)iterations);
+	}
 	if (faults >= 0) {
 		st->counted += (uint64_t)faults;
-		if ((double)faults < 0.5 * (double)iterations) {
+		if (!st->file && (double)faults < 0.5 * (double)iterations) {
 			out->flags |= PROBE_SAMPLE_INVALID;
 			snprintf(out->note, sizeof(out->note), "%ld %s faults counted for %llu "
 				 "pages touched", faults, st->major ? "major" : "minor",
@@ -465,7 +605,12 @@ static int pf_sanity(void *state, char *err, size_t errlen)
 {
 	const struct pf_state *st = state;
 
-	if (st->touched && st->counted < st->touched / 2) {
+	if (st->file && st->touched && !st->counted) {
+		snprintf(err, errlen, "no minor fault counted for %llu pages touched",
+			 (unsigned long long)st->touched);
+		return -1;
+	}
+	if (!st->file && st->touched && st->counted < st->touched / 2) {
 		snprintf(err, errlen, "%llu %s faults counted for %llu pages touched",
 			 (unsigned long long)st->counted, st->major ? "major" : "minor",
 			 (unsigned long long)st->touched);
@@ -490,8 +635,9 @@ static void pf_teardown(void *state)
 PROBE_DEFINE = {
 	.abi = PROBE_ABI_VERSION,
 	.name = "page_fault",
-	.version = "1.0",
-	.summary = "page-fault service time: major (file page from disk) or minor (fresh anonymous page)",
+	.version = "1.1",
+	.summary = "page-fault service time: major (file page from disk), minor (fresh "
+		   "anonymous page) or file (cached file page)",
 	.unit = "us",
 	.bigger_is_better = 0,
 	.params = pf_params,
