@@ -192,3 +192,43 @@ recompute() {
 	cmp "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
 	[ -z "$(find "${copies[@]}" -newer "$BATS_TEST_TMPDIR/before")" ]
 }
+
+@test "models: with a laptop's facts file every model follows that machine: its row, its clock, its facts; composites through the primitives measured" {
+	run "$RUNNER" models --json "$FIX/amd-zen5-bhyve-pti"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/own.json"
+	for m in i7-1165g7 ryzen7-5800x; do
+		run "$RUNNER" models --json --machine "$ROOT/tests/fixtures/machine-facts/$m.yaml" "$FIX/amd-zen5-bhyve-pti"
+		[ "$status" -eq 0 ]
+		echo "$output" >"$BATS_TEST_TMPDIR/$m.json"
+	done
+	python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import json, sys
+d = sys.argv[1]
+def points(name):
+    return {(p["experiment"], json.dumps(p["params"], sort_keys=True)): p
+            for p in json.load(open("%s/%s.json" % (d, name)))["hosts"][0]["judged"]}
+own = points("own")
+rows = {"i7-1165g7": ("Ice Lake / Tiger Lake", "4.7 GHz"), "ryzen7-5800x": ("Zen 3", "4.7 GHz")}
+for m, (row, clock) in rows.items():
+    lap = points(m)
+    assert set(lap) == set(own), (m, set(own) ^ set(lap))
+    follows = 0
+    for k, p in lap.items():
+        assert p["table_row"] == row, (m, k, p["table_row"])
+        src = {s["name"]: s for s in p["sources"]}
+        if "core_hz" in src:
+            assert src["core_hz"]["source"] == "given: machine.core_clock", (m, k, src["core_hz"])
+            assert src["core_hz"]["value"] == clock, (m, k, src["core_hz"])
+        if "core_hz" in src or any(s["source"].startswith("table:") and not s["source"].startswith("table: Linux")
+                                   for s in p["sources"]):
+            # a model that reads the machine predicts this machine
+            assert p["predicted"] != own[k]["predicted"], (m, k, p["predicted"])
+            follows += 1
+        elif all(s["source"].startswith(("measured:", "this point's parameter")) for s in p["sources"]):
+            # a composite of measured primitives only: the same as on the host that measured them
+            assert p["predicted"] == own[k]["predicted"], (m, k)
+    assert follows >= 100, (m, follows)
+print("ok")
+PY
+}

@@ -293,7 +293,7 @@ static int cmd_history(char **ops, size_t nops, struct cli_opts *o)
 static int cmd_models(char **ops, size_t nops, struct cli_opts *o)
 {
 	struct models_request rq = {.specs_dir = o->specs_dir, .runs = ops, .n_runs = nops,
-				    .json = o->json};
+				    .json = o->json, .machine_file = o->machine};
 
 	if (nops == 0) {
 		fprintf(stderr, "runner: models: no run folder given\n");
@@ -400,6 +400,7 @@ static const struct cli_option history_options[] = {
 static const struct cli_option models_options[] = {
 	CLI_TEXT("specs", 0, specs_dir, "DIR", "the specs whose predict: entries are judged (default specs)"),
 	CLI_FLAG("json", 0, json, "the figures and every point as JSON (sysmeter.models/1)"),
+	CLI_TEXT("machine", 0, machine, "FILE", "judge the models for the machine these facts describe"),
 	OPT_PROBE_DIR, CLI_END,
 };
 static const struct cli_option serve_options[] = {

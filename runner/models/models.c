@@ -18,27 +18,39 @@
 int models_main(const struct models_request *rq)
 {
 	struct models_specs ms;
+	struct machine_facts facts = {0};
 	const char *dir = rq->specs_dir ? rq->specs_dir : "specs";
 	json_t *hosts, *fig;
 	char err[4096];
 	int rc;
 
+	if (rq->machine_file && machine_facts_load(rq->machine_file, NULL, &facts, err, sizeof err) < 0) {
+		char shown[sizeof err * 4];
+
+		text_escape(err, shown, sizeof shown);
+		fprintf(stderr, "runner: %s\n", shown);
+		return EXIT_USAGE;
+	}
 	if ((rc = models_specs_load(dir, &ms)) != EXIT_OK) {
 		models_specs_free(&ms);
+		machine_facts_free(&facts);
 		return rc;
 	}
 	hosts = json_array();
 	for (size_t i = 0; i < rq->n_runs; i++)
-		if (models_run_judge(rq->runs[i], &ms, hosts, err, sizeof err) < 0) {
+		if (models_run_judge(rq->runs[i], &ms, rq->machine_file ? &facts : NULL, hosts, err,
+				     sizeof err) < 0) {
 			char shown[sizeof err * 4];
 
 			text_escape(err, shown, sizeof shown);
 			fprintf(stderr, "runner: models: %s\n", shown);
 			json_decref(hosts);
 			models_specs_free(&ms);
+			machine_facts_free(&facts);
 			return EXIT_FAILED;
 		}
 	models_specs_free(&ms);
+	machine_facts_free(&facts);
 	fig = models_table_build(hosts, dir);
 	json_decref(hosts);
 	if (!fig || jsonutil_build_failure()) {

@@ -6,7 +6,10 @@
  * results; then, per host, how many ok points land within +/-25 % and
  * within a factor 2 of their prediction, the median error, and per
  * experiment the median ratio measured/predicted and the worst point.
- * The run folders are only read: every change is made in memory.
+ * The run folders are only read: every change is made in memory.  With
+ * --machine FILE, each run's machine gets those facts first (as `runner
+ * --machine` gives them to a run): the models then predict that machine
+ * from the primitives the runs measured.
  */
 #ifndef SYSMETER_MODELS_H
 #define SYSMETER_MODELS_H
@@ -17,6 +20,7 @@ struct models_request {
 	const char *specs_dir;		/* the current specs (default "specs") */
 	char *const *runs; size_t n_runs;	/* run folders */
 	int json;			/* the figures as JSON (sysmeter.models/1) */
+	const char *machine_file;	/* --machine FILE: judge the models for that machine */
 };
 
 /* Judge the models over rq's run folders and print the tables (or the

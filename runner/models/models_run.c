@@ -120,7 +120,7 @@ static void sort_points(json_t *host, const char *run_id, const char *exp, const
 			not_judged(host, run_id, exp, pt, msg);
 		} else {
 			jsonutil_append(json_object_get(host, "judged"),
-				json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+				json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 					  "run_id", jsonutil_text(run_id), "experiment", jsonutil_text(exp),
 					  "params", copy_or_null(json_object_get(pt, "params_text")),
 					  "unit", jsonutil_text(unit ? unit : ""),
@@ -128,7 +128,11 @@ static void sort_points(json_t *host, const char *run_id, const char *exp, const
 					  "predicted", results_num(jsonutil_num(pred, "value")),
 					  "hardware", results_num(jsonutil_num(pred, "hardware")),
 					  "software", results_num(jsonutil_num(pred, "software")),
-					  "ratio", results_num(r)));
+					  "ratio", results_num(r),
+					  /* where each number came from, for the reader who
+					     asks why (and the test of --machine) */
+					  "table_row", copy_or_null(json_object_get(pred, "table_row")),
+					  "sources", copy_or_null(json_object_get(pred, "sources"))));
 		}
 	}
 }
@@ -182,8 +186,8 @@ static json_t *load_results(const char *run, const json_t *man, char *err, size_
 	return by_name;
 }
 
-int models_run_judge(const char *run, const struct models_specs *ms, json_t *hosts, char *err,
-		     size_t errlen)
+int models_run_judge(const char *run, const struct models_specs *ms,
+		     const struct machine_facts *facts, json_t *hosts, char *err, size_t errlen)
 {
 	json_t *man = results_manifest_read(run, err, errlen), *by_name, *host, *e;
 	const json_t *machine;
@@ -196,6 +200,8 @@ int models_run_judge(const char *run, const struct models_specs *ms, json_t *hos
 		json_decref(man);
 		return -1;
 	}
+	if (facts && json_is_object(json_object_get(man, "machine")))
+		machine_facts_apply(json_object_get(man, "machine"), facts, NULL);
 	machine = json_object_get(man, "machine");
 	run_id = jsonutil_str(man, "run_id") ?: "";
 	host = host_of(hosts, machine);

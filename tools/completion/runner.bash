@@ -202,7 +202,7 @@ _runner() {
 		compare) opts="--threshold --fail-on --json --baseline-store --store -h --help" ;;
 		history) opts="--where --host --since --store -o --out --chart --fail-on --html -v --verbose -h --help" ;;
 		store) opts="--store -o --out -q --quiet -h --help" ;;
-		models) opts="--specs --json --probe-dir -h --help" ;;
+		models) opts="--specs --machine --json --probe-dir -h --help" ;;
 		merge) opts="-o --out --run-id --templates --title --author --course --no-report --hosts --hosts-file --store -q --quiet -v --verbose -h --help" ;;
 		fleet) opts="--ansible --slurm --nodes --nodelist --partition --shared-dir --time-limit --pairs -o --out --run-id --probe-dir --templates --set --filter --quick --seed --title --author --course --no-report --store --no-store -q --quiet -v --verbose -h --help" ;;
 		esac
