@@ -105,6 +105,25 @@ int main(void)
 	}
 	json_decref(res);
 
+	/* evaluated again over other facts (runner report after a --machine
+	   FILE), the total follows its parts: the first pass's value is not kept */
+	pred = predict(&res, "ns", "100cycles / core_hz", "0ns", 50);
+	{
+		json_error_t je;
+		json_t *machine = json_loads("{\"cpu\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": 140},"
+					     " \"core_clock\": {\"hz\": 4e9, \"holds\": true}}", 0, &je);
+		json_t *by = json_object();
+
+		is_num(json_number_value(json_object_get(pred, "value")), 50, 1e-9, "100 cycles at 2 GHz: 50 ns");
+		results_predict(res, machine, by);
+		is_num(json_number_value(json_object_get(pred, "value")), 25, 1e-9,
+		       "  again at 4 GHz: 25 ns, not the first pass's 50");
+		is_num(json_number_value(json_object_get(pred, "ratio")), 2, 1e-9, "  and the ratio with it");
+		json_decref(machine);
+		json_decref(by);
+	}
+	json_decref(res);
+
 	/* a rate with a written value keeps its parts as rates */
 	pred = predict(&res, "GB/s", "8B * core_hz", NULL, 5);
 	json_object_set_new(json_object_get(pred, "formula"), "value", json_string("8B * core_hz / 2"));
