@@ -119,7 +119,7 @@ enum tc_method {
 	TC_PTHREAD, TC_PTHREAD_JOIN,
 };
 enum tc_parent { TC_MINIMAL, TC_RUNNER };
-enum { TC_M_DONE, TC_M_MAPPINGS, TC_M_RSS };
+enum { TC_M_DONE, TC_M_MAPPINGS, TC_M_RSS, TC_M_PFAULTS, TC_M_CFAULTS };
 
 struct tc_state {
 	enum tc_method m;
@@ -159,6 +159,12 @@ static const struct probe_metric tc_metrics[] = {
 	  "read before the timed loop" },
 	[TC_M_RSS] = { "parent_rss_bytes", "bytes",
 	  "resident size (VmRSS) of the process that creates the tasks, read before the timed loop" },
+	[TC_M_PFAULTS] = { "parent_faults", "count",
+	  "minor page faults the creating process took per created task (copy-on-write after "
+	  "fork), over the whole loop, timed parts or not (getrusage)" },
+	[TC_M_CFAULTS] = { "child_faults", "count",
+	  "minor page faults each created process took in its life (its copy-on-write, or the "
+	  "exec'd program's loading), from getrusage(RUSAGE_CHILDREN) over the loop; 0 for threads" },
 	{ 0 }
 };
 
@@ -376,6 +382,9 @@ static int tc_sample(void *state, uint64_t iterations, const struct probe_host *
 	if (iterations == 0)
 		iterations = 1;
 	if (s->m >= TC_PTHREAD) {
+		struct rusage r0, r1;
+		int have = getrusage(RUSAGE_SELF, &r0) == 0;
+
 		tf_self_size(&sums);	/* the creator: this process */
 		for (uint64_t i = 0; i < iterations && rc == 0; i++) {
 			uint64_t ticks = 0;
@@ -385,6 +394,10 @@ static int tc_sample(void *state, uint64_t iterations, const struct probe_host *
 			sums.ticks += ticks;
 			sums.done += (uint64_t)done;
 		}
+		/* a thread's faults are its creator's: one process */
+		sums.parent_faults = have && getrusage(RUSAGE_SELF, &r1) == 0
+					     ? (int64_t)(r1.ru_minflt - r0.ru_minflt) : -1;
+		sums.child_faults = 0;
 	} else if (s->helper_up || s->helper[0]) {
 		rc = tc_helper_run(s, iterations, hz, &sums, err, errlen);
 	} else {
@@ -397,6 +410,8 @@ static int tc_sample(void *state, uint64_t iterations, const struct probe_host *
 	out->extra[TC_M_DONE] = (double)sums.done / (double)iterations;
 	out->extra[TC_M_MAPPINGS] = sums.mappings > 0 ? (double)sums.mappings : NAN;
 	out->extra[TC_M_RSS] = sums.rss_bytes > 0 ? (double)sums.rss_bytes : NAN;
+	out->extra[TC_M_PFAULTS] = sums.parent_faults >= 0 ? (double)sums.parent_faults / (double)iterations : NAN;
+	out->extra[TC_M_CFAULTS] = sums.child_faults >= 0 ? (double)sums.child_faults / (double)iterations : NAN;
 	return 0;
 }
 

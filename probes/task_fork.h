@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +45,10 @@ struct tf_sums {
 	uint64_t done;			/* ops whose child had finished when the call returned */
 	int64_t mappings;		/* the forking process before the loop: lines of */
 	int64_t rss_bytes;		/* /proc/self/maps, VmRSS; -1 when unreadable */
+	/* minor faults over the loop (getrusage): the creator's own
+	   (copy-on-write after fork) and its reaped children's (their
+	   copy-on-write, or an exec'd program's loading); -1 unreadable */
+	int64_t parent_faults, child_faults;
 };
 
 /*
@@ -246,8 +251,12 @@ static inline int tf_op(struct tf_state *s, enum tf_method m, double hz, uint64_
 static inline int tf_run(struct tf_state *s, enum tf_method m, uint64_t iterations, double hz,
 			 struct tf_sums *out, char *err, size_t errlen)
 {
+	struct rusage self0, self1, kids0, kids1;
+	int have;
+
 	memset(out, 0, sizeof *out);
 	tf_self_size(out);
+	have = getrusage(RUSAGE_SELF, &self0) == 0 && getrusage(RUSAGE_CHILDREN, &kids0) == 0;
 	for (uint64_t i = 0; i < iterations; i++) {
 		uint64_t ticks = 0;
 		int done, rc = tf_op(s, m, hz, &ticks, &done, err, errlen);
@@ -257,6 +266,9 @@ static inline int tf_run(struct tf_state *s, enum tf_method m, uint64_t iteratio
 		out->ticks += ticks;
 		out->done += (uint64_t)done;
 	}
+	have = have && getrusage(RUSAGE_SELF, &self1) == 0 && getrusage(RUSAGE_CHILDREN, &kids1) == 0;
+	out->parent_faults = have ? (int64_t)(self1.ru_minflt - self0.ru_minflt) : -1;
+	out->child_faults = have ? (int64_t)(kids1.ru_minflt - kids0.ru_minflt) : -1;
 	return 0;
 }
 

@@ -58,6 +58,8 @@ static const struct spec_expr_name names[] = {
 	/* recorded by the point's probe (the median of its secondary value, the point's extra) */
 	{"parent_mappings", SPEC_Q_NUM, "point", "task_create: mappings of the process that creates the tasks"},
 	{"parent_rss_bytes", SPEC_Q_BYTES, "point", "task_create: resident size (VmRSS) of the process that creates the tasks"},
+	{"parent_faults", SPEC_Q_NUM, "point", "task_create: minor faults the creating process took per created task (copy-on-write)"},
+	{"child_faults", SPEC_Q_NUM, "point", "task_create: minor faults each created process took in its life"},
 	/* the per-family table (machine/model_table.c) */
 	{"l1_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L1d hit"},
 	{"l2_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L2 hit"},

@@ -40,7 +40,7 @@ assert d["schema"] == "sysmeter.result/1", d["schema"]
 assert d["status"] == "ok", d["status"]
 assert d["probe"]["unit"] == "us"
 assert [m["name"] for m in d["probe"]["metrics"]] == \
-    ["child_done", "parent_mappings", "parent_rss_bytes"]
+    ["child_done", "parent_mappings", "parent_rss_bytes", "parent_faults", "child_faults"]
 for p in d["points"]:
     m = p["params"]["method"]
     assert p["status"] == "ok", (m, p["status"], p["reason"])
@@ -136,6 +136,28 @@ assert f > p, 'fork <= pthread'; assert pj > p, 'pthread_join <= pthread'" \
 	res="$OUT/t2/results/task_create.json"
 	[ "$(json "$res" 'd["points"][0]["status"]')" = failed ]
 	[[ "$(json "$res" 'd["points"][0]["reason"]')" == *"helper 'fork_parent' not found"* ]]
+}
+
+@test "task_create: the faults of creation are counted: an exec'd program's loading faults, vfork's child none of its own" {
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t \
+		--set 'task_create.params.method=[vfork, posix_spawn, fork_wait]' \
+		--set task_create.params.parent=minimal "$SPEC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run python3 - "$RES" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = {p["params"]["method"]: p["extra"] for p in d["points"]}
+print({m: (e["parent_faults"]["median"], e["child_faults"]["median"]) for m, e in x.items()})
+# a counted, physical order: an exec'd dynamic program maps and faults in its
+# loader and libc; vfork's child only calls _exit in the parent's memory
+assert x["posix_spawn"]["child_faults"]["min"] >= 5, x["posix_spawn"]["child_faults"]
+assert x["vfork"]["child_faults"]["max"] < x["posix_spawn"]["child_faults"]["min"], x
+# fork_wait's child writes at least its own stack: a copy-on-write fault
+assert x["fork_wait"]["child_faults"]["min"] >= 1, x["fork_wait"]["child_faults"]
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
 }
 
 @test "task_create: the minimal parent is smaller than the runner's point process (mappings, RSS)" {
