@@ -136,8 +136,9 @@ static const struct plan_point *plan_match(const struct models_spec *m, const js
 
 /* A predict: entry's machine glob against the run's machine: its CPU model
    (case ignored) or its host name, as machine_matches does for this host. */
-static int run_machine_matches(const char *pattern, const json_t *machine)
+static int run_machine_is(const char *pattern, const void *ctx)
 {
+	const json_t *machine = ctx;
 	const char *model = jsonutil_str((json_t *)machine, "cpu_model");
 	const char *host = jsonutil_str((json_t *)machine, "hostname");
 
@@ -148,38 +149,11 @@ static int run_machine_matches(const char *pattern, const json_t *machine)
 	return host && strcmp(pattern, host) == 0;
 }
 
-/* The object results_point records (analyze.c, put_prediction): with a
-   formula, the texts results_predict evaluates; else the plain value and
-   its ratio to the estimate. */
-static json_t *prediction_json(const struct spec_predict *pr, const json_t *point)
-{
-	double est = jsonutil_num((json_t *)point, "estimate");
-
-	if (pr->fx[SPEC_FX_VALUE] || pr->fx[SPEC_FX_HW] || pr->fx[SPEC_FX_SW])
-		return json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o,s:{s:o,s:o,s:o},s:s}",
-				 "value", results_num(pr->value),
-				 "value_text", pr->value_text ? pr->value_text : "",
-				 "machine", pr->machine ? pr->machine : "*",
-				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
-				 "why", pr->why ? pr->why : "", "ratio", results_num(NAN),
-				 "formula",
-				 "value", pr->fx[SPEC_FX_VALUE] ? jsonutil_text(pr->value_text) : json_null(),
-				 "hardware", pr->fx[SPEC_FX_HW] ? jsonutil_text(pr->hw_text) : json_null(),
-				 "software", pr->fx[SPEC_FX_SW] ? jsonutil_text(pr->sw_text) : json_null(),
-				 "missing", "not evaluated yet (the run's analysis evaluates it)");
-	return json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
-			 "value_text", pr->value_text ? pr->value_text : "",
-			 "machine", pr->machine ? pr->machine : "*",
-			 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
-			 "why", pr->why ? pr->why : "",
-			 "ratio", results_num(pr->value != 0 ? est / pr->value : NAN));
-}
-
 json_t *models_spec_prediction(const struct models_spec *m, const json_t *point,
 			       const json_t *machine, const char **why)
 {
 	const struct spec *s = &m->spec;
-	const struct spec_predict *any = NULL, *mine = NULL, *pr;
+	const struct spec_predict *pr;
 	const struct plan_point *pt;
 
 	if (!m->probe_ok) {
@@ -190,22 +164,9 @@ json_t *models_spec_prediction(const struct models_spec *m, const json_t *point,
 		*why = "not a point of the current spec's plan";
 		return json_null();
 	}
-	/* the first prediction for this machine wins, else the first for '*' */
-	for (size_t i = 0; i < s->n_predict && !mine; i++) {
-		pr = &s->predict[i];
-		if (!plan_where_matches(s, pr->where, pr->n_where, pt))
-			continue;
-		if (pr->machine && strcmp(pr->machine, "*") != 0) {
-			if (run_machine_matches(pr->machine, machine))
-				mine = pr;
-		} else if (!any) {
-			any = pr;
-		}
-	}
-	pr = mine ? mine : any;
-	if (!pr) {
+	if (!(pr = results_predict_pick(s, pt, run_machine_is, machine))) {
 		*why = "no predict: entry of the current spec applies";
 		return json_null();
 	}
-	return prediction_json(pr, point);
+	return results_predict_entry(pr, jsonutil_num((json_t *)point, "estimate"));
 }

@@ -641,53 +641,24 @@ static void put_extra(struct point_ctx *c)
 }
 
 /* 7. The spec's prediction for this point, and its ratio to the estimate. */
+static int this_machine_is(const char *pattern, const void *ctx)
+{
+	(void)ctx;
+	return machine_matches(pattern);
+}
+
 static void put_prediction(struct point_ctx *c)
 {
-	const struct spec *s = c->s;
-	const struct spec_predict *any = NULL, *mine = NULL, *pr;
+	const struct spec_predict *pr = results_predict_pick(c->s, c->pt, this_machine_is, NULL);
 	double est_sub = c->est_sub;
-	json_t *pred = json_null();
+	json_t *pred = pr ? results_predict_entry(pr, est_sub) : json_null();
 
-	/* the first prediction for this machine wins, else the first for '*' */
-	for (size_t i = 0; i < s->n_predict && !mine; i++) {
-		pr = &s->predict[i];
-		if (!plan_where_matches(s, pr->where, pr->n_where, c->pt))
-			continue;
-		if (pr->machine && strcmp(pr->machine, "*") != 0) {
-			if (machine_matches(pr->machine))
-				mine = pr;
-		} else if (!any) {
-			any = pr;
-		}
-	}
-	pr = mine ? mine : any;
-	if (pr && (pr->fx[SPEC_FX_VALUE] || pr->fx[SPEC_FX_HW] || pr->fx[SPEC_FX_SW])) {
-		/* a formula: evaluated by results_predict once the run's other
-		   results are known; until then it says so */
-		pred = json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o,s:{s:o,s:o,s:o},s:s}",
-				 "value", results_num(pr->value),
-				 "value_text", pr->value_text ? pr->value_text : "",
-				 "machine", pr->machine ? pr->machine : "*",
-				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
-				 "why", pr->why ? pr->why : "", "ratio", results_num(NAN),
-				 "formula",
-				 "value", pr->fx[SPEC_FX_VALUE] ? jsonutil_text(pr->value_text) : json_null(),
-				 "hardware", pr->fx[SPEC_FX_HW] ? jsonutil_text(pr->hw_text) : json_null(),
-				 "software", pr->fx[SPEC_FX_SW] ? jsonutil_text(pr->sw_text) : json_null(),
-				 "missing", "not evaluated yet (the run's analysis evaluates it)");
-	} else if (pr) {
-		pred = json_pack("{s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "value", results_num(pr->value),
-				 "value_text", pr->value_text ? pr->value_text : "",
-				 "machine", pr->machine ? pr->machine : "*",
-				 "hardware", results_num(pr->hw), "software", results_num(pr->sw),
-				 "why", pr->why ? pr->why : "",
-				 "ratio", results_num(pr->value != 0 ? est_sub / pr->value : NAN));
-		if (isfinite(est_sub) && pr->value > 0 &&
-		    (est_sub / pr->value > 10 || est_sub / pr->value < 0.1))
-			flag(c->sanity, "far_from_prediction",
-			     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, c->p->unit,
-			     est_sub / pr->value, pr->value, c->p->unit);
-	}
+	if (pr && !(pr->fx[SPEC_FX_VALUE] || pr->fx[SPEC_FX_HW] || pr->fx[SPEC_FX_SW]) &&
+	    isfinite(est_sub) && pr->value > 0 &&
+	    (est_sub / pr->value > 10 || est_sub / pr->value < 0.1))
+		flag(c->sanity, "far_from_prediction",
+		     "measured %.4g %s is %.3gx the prediction %.4g %s", est_sub, c->p->unit,
+		     est_sub / pr->value, pr->value, c->p->unit);
 	jsonutil_set(c->o, "prediction", pred);
 }
 

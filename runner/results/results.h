@@ -97,6 +97,19 @@ int results_point_rerun(json_t *point, double tau, size_t history_runs);
    experiment ends; `runner report` again, from the run's files. */
 void results_predict(json_t *result, const json_t *machine, const json_t *by_name);
 
+/* The predict: entry point pt takes (predict_entry.c): the first whose
+   where: holds and whose machine: pattern machine_is(pattern, ctx) accepts,
+   else the first for any machine; NULL when none applies. */
+struct spec_predict;
+const struct spec_predict *results_predict_pick(const struct spec *s, const struct plan_point *pt,
+						int (*machine_is)(const char *pattern, const void *ctx),
+						const void *ctx);
+
+/* The `prediction` object a point records for entry pr: with a formula,
+   its texts for results_predict; else the plain value and its ratio to
+   est (the point's estimate after subtraction). */
+json_t *results_predict_entry(const struct spec_predict *pr, double est);
+
 /* The constants table's row for a machine ("Zen 3", or the generic row's
    name). */
 const char *results_predict_row(const json_t *machine);
