@@ -166,6 +166,8 @@ model_numbers() {
 	grep -qF "The measurement leaves the model (outside 25 %): the residue, measured - predicted, is +$(sig3 "$res") ns ($pct % of the prediction)." "$R/report.md"
 	# the fixture is a KVM guest with PTI on; the vulnerabilities name 3 more
 	grep -qF "What the run recorded that can account for it: the kernel's mitigations PTI, Retpolines, RSB filling, Safe RET (4 named in machine.pti and machine.vulnerabilities), on every system call's entry and exit; a virtual machine (machine.virtualization: kvm; hypervisor KVMKVMKVM)." "$R/report.md"
+	# the model in the predictions' notes lists both terms with their shares
+	grep -qxF "  - terms, share of the prediction: hardware syscall\\_cycles / core\\_hz $share %; software 30cycles / core\\_hz $((100 - share)) %" "$R/report.md"
 	# within 25 %: the term, no residue and no confounder
 	H="$BATS_TEST_TMPDIR/held"
 	syscall_model "$H" 180

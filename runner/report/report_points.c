@@ -165,6 +165,28 @@ static json_t *vpoint(json_t *pt, json_t *swept, const struct report_unit *d)
 	return p;
 }
 
+/* The model's terms with their shares of the prediction (predict.c):
+   "hardware syscall_cycles / core_hz 87 %; software 30cycles / core_hz
+   13 %", or null when they have none. */
+static json_t *terms_text(json_t *pred)
+{
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *t, *v;
+
+	if (!f)
+		return json_null();
+	json_array_foreach(json_object_get(pred, "terms"), i, t)
+		if (isfinite(jsonutil_num(t, "share")))
+			fprintf(f, "%s%s %s %.0f %%", n++ ? "; " : "", jsonutil_str(t, "part") ?: "",
+				jsonutil_str(t, "text") ?: "", jsonutil_num(t, "share") * 100);
+	fclose(f);
+	v = n ? report_view_line(buf) : json_null();
+	free(buf);
+	return v;
+}
+
 /* One row of the predictions table: hardware, software, total, measured,
    error in %, and each formula with this machine's numbers, or what it
    could not be evaluated without. */
@@ -212,6 +234,7 @@ static json_t *prediction_row(json_t *pt, json_t *pred, json_t *label, const str
 		report_view_put(c, "last", json_boolean(i + 1 == json_array_size(json_object_get(pred, "sources"))));
 		jsonutil_append(srcs, c);
 	}
+	report_view_put(r, "terms", terms_text(pred));
 	report_view_put(r, "has_formulas", json_boolean(json_array_size(filled) > 0));
 	report_view_put(r, "formulas", filled);
 	report_view_put(r, "has_sources", json_boolean(json_array_size(srcs) > 0));
@@ -267,6 +290,7 @@ static json_t *prediction_models(json_t *preds, json_t *points_with_pred, size_t
 			report_view_put(m, "formulas", json_incref(json_object_get(r, "formulas")));
 			report_view_put(m, "has_formulas", json_incref(json_object_get(r, "has_formulas")));
 			report_view_put(m, "missing", json_incref(json_object_get(r, "missing")));
+			report_view_put(m, "terms", json_incref(json_object_get(r, "terms")));
 			report_view_put(m, "example", json_incref(json_object_get(r, "point")));
 			report_view_put(m, "plain", json_boolean(plain));
 			report_view_put(m, "value", json_incref(json_object_get(r, "value")));
