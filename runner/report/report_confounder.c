@@ -231,9 +231,11 @@ void report_confounder_say(FILE *f, const struct report_confounder_in *in)
 		json_decref(man);
 		return;
 	}
-	/* the system call's entry and exit: the mitigations on it, unless the
-	   model prices them (mitigation_cycles) */
-	if (uses(in->names, "@syscall", "syscall") && !uses(in->names, NULL, "mitigation_cycles")) {
+	/* the system call's entry and exit priced from the table: the
+	   mitigations on it, unless the model prices them (mitigation_cycles);
+	   a model built on this run's measured system call (@syscall) has
+	   them in that measurement already */
+	if (uses(in->names, "syscall_cycles", NULL) && !uses(in->names, "mitigation_cycles", NULL)) {
 		const char *src = NULL;
 		size_t k;
 

@@ -249,7 +249,7 @@ static void test_missing_named(void)
 	const struct spec_expr_name *t = spec_expr_names(&n);
 
 	for (size_t i = 0; i < n; i++) {
-		json_t *machine = json_object(), *by = json_object(), *pred, *res;
+		json_t *machine, *by, *pred, *res;
 		const char *miss;
 		int sourced = 0;
 		size_t k;
@@ -257,6 +257,8 @@ static void test_missing_named(void)
 
 		if (!strcmp(t[i].group, "table"))
 			continue;
+		machine = json_object();
+		by = json_object();
 		res = json_pack("{s:{s:s,s:[]},s:[{s:{},s:{},s:f,s:s,s:[],s:{s:{s:s,s:s,s:n}}}]}",
 				"probe", "unit", "ns", "params", "points", "params", "params_text",
 				"estimate", 3.0, "status", "ok", "sanity", "prediction", "formula",
