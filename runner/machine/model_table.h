@@ -34,6 +34,7 @@ struct machine_kernel {
 	double stdio;
 	double disk_latency_s;		/* NVMe 4 KiB random read at QD1, seconds (no disk fact given) */
 	double disk_bandwidth;		/* NVMe sequential read, bytes/s (no disk fact given) */
+	double fault_page;		/* a page mapped by a fault's fault-around */
 };
 
 /* One of the kernel's speculative-execution mitigations, as

@@ -414,9 +414,26 @@ static int ref(struct pctx *c, const struct spec_expr_node *n, double *v, enum s
 				used += (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s",
 							 used ? ", " : "", key, json_string_value(t) ?: "?");
 	}
+	char nm[256];
+	if (n->metric) {
+		/* a secondary value the probe recorded: its median, a count
+		   or a ratio (what the probe's metric says), not the estimate */
+		const json_t *x = json_object_get(json_object_get(json_object_get(best, "extra"), n->metric),
+						  "median");
+
+		if (!json_is_number(x)) {
+			snprintf(missing, mlen, "@%s.%s (the point of '%s' recorded no %s)", n->name, n->metric,
+				 n->name, n->metric);
+			return -1;
+		}
+		*q = SPEC_Q_NUM;
+		*v = json_number_value(x);
+		snprintf(nm, sizeof nm, "@%s.%s", n->name, n->metric);
+		source(c, nm, *v, *q, "measured: %s (%s), its %s", n->name, label, n->metric);
+		return 0;
+	}
 	double f = unit_factor(unit, q);
 	*v = json_number_value(json_object_get(best, "estimate")) / f;
-	char nm[256];
 	snprintf(nm, sizeof nm, "@%s", n->name);
 	source(c, nm, *v, *q, "measured: %s (%s)", n->name, label);
 	return 0;

@@ -60,6 +60,7 @@ static const struct spec_expr_name names[] = {
 	{"parent_rss_bytes", SPEC_Q_BYTES, "point", "task_create: resident size (VmRSS) of the process that creates the tasks"},
 	{"parent_faults", SPEC_Q_NUM, "point", "task_create: minor faults the creating process took per created task (copy-on-write)"},
 	{"child_faults", SPEC_Q_NUM, "point", "task_create: minor faults each created process took in its life"},
+	{"pages_per_fault", SPEC_Q_NUM, "point", "page_fault (kind file): pages touched per fault taken (fault-around)"},
 	/* the per-family table (machine/model_table.c) */
 	{"l1_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L1d hit"},
 	{"l2_cycles", SPEC_Q_CYCLES, "table", "load-to-use latency of an L2 hit"},
@@ -87,6 +88,7 @@ static const struct spec_expr_name names[] = {
 	{"exit_cycles", SPEC_Q_CYCLES, "table", "a task's exit, the parent's wake-up and reap"},
 	{"exec_cycles", SPEC_Q_CYCLES, "table", "execve of a small dynamic program and ld.so's start-up"},
 	{"fault_cycles", SPEC_Q_CYCLES, "table", "a minor page fault's kernel path, the page's zeroing excluded"},
+	{"fault_page_cycles", SPEC_Q_CYCLES, "table", "each further page a file fault maps around its address (fault-around)"},
 	{"pagecache_cycles", SPEC_Q_CYCLES, "table", "a read(2)'s page-cache lookup and file bookkeeping"},
 	{"block_io_cycles", SPEC_Q_CYCLES, "table", "one block request through the block layer, driver and completion"},
 	{"tcp_cycles", SPEC_Q_CYCLES, "table", "one small segment sent and received through the TCP/IP stacks"},
@@ -322,6 +324,17 @@ static int parse_ref(struct px *p)
 				break;
 		}
 	}
+	/* .NAME: a secondary value that experiment's point recorded (its
+	   extra.NAME), e.g. @page_fault[kind=file].pages_per_fault */
+	if (p->i < p->len && p->t[p->i] == '.' && p->i + 1 < p->len &&
+	    is_id0((unsigned char)p->t[p->i + 1])) {
+		size_t ms = ++p->i;
+
+		while (p->i < p->len && is_id((unsigned char)p->t[p->i]))
+			p->i++;
+		if (!(p->f->n[k].metric = dup_span(p->t + ms, p->i - ms)))
+			return fail(p, ms, "out of memory");
+	}
 	p->f->n[k].len = p->i - s;
 	return k;
 }
@@ -452,6 +465,7 @@ void spec_expr_free(struct spec_formula *f)
 		}
 		free(f->n[i].sel_param);
 		free(f->n[i].sel_text);
+		free(f->n[i].metric);
 	}
 	free(f->n);
 	free(f->text);

@@ -8,7 +8,8 @@
  *   expr    := term { ('+' | '-') term }
  *   term    := unary { ('*' | '/') unary }
  *   unary   := '-' unary | primary
- *   primary := NUMBER [UNIT] | NAME | '@' NAME [ '[' NAME '=' VALUE { ',' NAME '=' VALUE } ']' ]
+ *   primary := NUMBER [UNIT] | NAME
+ *            | '@' NAME [ '[' NAME '=' VALUE { ',' NAME '=' VALUE } ']' ] [ '.' NAME ]
  *            | '(' expr ')'
  *
  * Everything is in base units: seconds, bytes, bytes/s, Hz; cycles and
@@ -39,6 +40,7 @@ struct spec_expr_node {
 	enum spec_qty qty;		/* SPEC_X_NUM: from its unit */
 	char *name;			/* SPEC_X_NAME: the name; SPEC_X_REF: the experiment */
 	char **sel_param, **sel_text; size_t n_sel;	/* SPEC_X_REF: [p=v, ...] */
+	char *metric;			/* SPEC_X_REF: .NAME, a value the probe recorded; NULL: the estimate */
 	int a, b;			/* operands (node indices), -1 when none */
 	size_t off, len;		/* the token (NAME, REF with its [...]) in the text */
 };
