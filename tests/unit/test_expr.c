@@ -279,6 +279,37 @@ static void test_missing_named(void)
 	ok(bad == 0, "over an empty machine, every fact a formula names has a source or is named as missing");
 }
 
+/* @name[...].METRIC: a value the other experiment's point recorded (its
+   extra.METRIC.median), not its estimate; named as missing when absent. */
+static void test_ref_metric(void)
+{
+	json_error_t je;
+	json_t *machine = json_loads("{\"tsc_hz\": 2e9}", 0, &je);
+	json_t *by = json_loads("{\"page_fault\": {\"probe\": {\"unit\": \"us\"}, \"points\": ["
+				"{\"status\": \"ok\", \"estimate\": 119, \"params\": {\"kind\": \"file\"},"
+				" \"params_text\": {\"kind\": \"file\"},"
+				" \"extra\": {\"pages_per_fault\": {\"median\": 16, \"mean\": 15}}}]}}", 0, &je);
+	json_t *res = json_pack("{s:{s:s,s:[]},s:[{s:{},s:{},s:f,s:s,s:[],s:{s:{s:s,s:s,s:n}}}]}",
+				"probe", "unit", "us", "params", "points", "params", "params_text",
+				"estimate", 10.0, "status", "ok", "sanity", "prediction", "formula",
+				"hardware", "@page_fault[kind=file] / @page_fault[kind=file].pages_per_fault",
+				"software", "0ns", "value");
+	json_t *pred;
+
+	results_predict(res, machine, by);
+	pred = json_object_get(json_array_get(json_object_get(res, "points"), 0), "prediction");
+	is_num(json_number_value(json_object_get(pred, "value")), 119.0 / 16, 1e-9,
+	       "@page_fault[kind=file].pages_per_fault is the recorded median, the estimate over it");
+	json_object_set_new(json_object_get(pred, "formula"), "hardware",
+			    json_string("@page_fault[kind=file].faults_taken"));
+	results_predict(res, machine, by);
+	ok(strstr(json_string_value(json_object_get(pred, "missing")) ?: "", "faults_taken") != NULL,
+	   "a value the point did not record is named as missing");
+	json_decref(res);
+	json_decref(by);
+	json_decref(machine);
+}
+
 int main(void)
 {
 	struct spec_formula f;
@@ -349,5 +380,6 @@ int main(void)
 	test_sources();
 	test_mitigations();
 	test_missing_named();
+	test_ref_metric();
 	return done_testing();
 }
