@@ -164,18 +164,10 @@ int experiments_prepare(const struct engine_request *rq, int check, struct exper
 			       .filters = (char **)o->filters, .n_filters = o->n_filters,
 			       .quick = o->quick, .keep_going = check, .n_bad = &n_bad};
 	struct spec *specs;
-	char **files = NULL;
-	size_t n, nfiles = 0;
+	size_t n;
 	char err[4096] = "";
-	int rc;
 
-	if (plan_collect((char **)rq->paths, rq->n_paths, &files, &nfiles, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: %s\n", err);
-		return EXIT_USAGE;
-	}
-	rc = plan_specs(files, nfiles, &po, &specs, &n, err, sizeof err);
-	plan_files_free(files, nfiles);
-	if (rc < 0) {
+	if (plan_load((char **)rq->paths, rq->n_paths, &po, &specs, &n, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
 		return EXIT_USAGE;
 	}

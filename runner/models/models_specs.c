@@ -21,19 +21,12 @@ int models_specs_load(const char *dir, struct models_specs *ms)
 {
 	struct plan_opts po = {0};
 	struct spec *specs = NULL;
-	char *paths[1] = {(char *)dir}, **files = NULL, err[4096] = "";
-	size_t n = 0, nfiles = 0;
-	int rc;
+	char *paths[1] = {(char *)dir}, err[4096] = "";
+	size_t n = 0;
 
 	ms->e = NULL;
 	ms->n = 0;
-	if (plan_collect(paths, 1, &files, &nfiles, err, sizeof err) < 0) {
-		fprintf(stderr, "runner: models: %s\n", err);
-		return EXIT_USAGE;
-	}
-	rc = plan_specs(files, nfiles, &po, &specs, &n, err, sizeof err);
-	plan_files_free(files, nfiles);
-	if (rc < 0) {
+	if (plan_load(paths, 1, &po, &specs, &n, err, sizeof err) < 0) {
 		fprintf(stderr, "runner: %s\n", err);
 		return EXIT_USAGE;
 	}

@@ -42,6 +42,12 @@ int plan_specs(char *const *files, size_t nfiles, const struct plan_opts *o,
 	       struct spec **specs, size_t *n, char *err, size_t errlen);
 void plan_specs_free(struct spec *specs, size_t n);
 
+/* plan_collect of the paths, then plan_specs of the files found: the
+   specs a command line names.  -1 with the message in err (nothing to
+   free). */
+int plan_load(char *const *paths, size_t npaths, const struct plan_opts *o, struct spec **specs,
+	      size_t *n, char *err, size_t errlen);
+
 struct plan_point {
 	size_t index;
 	const struct spec_val **vals;	/* one per probe parameter, table order */
