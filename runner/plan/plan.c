@@ -244,17 +244,3 @@ int plan_where_matches(const struct spec *s, const struct spec_where *w, size_t 
 	}
 	return 1;
 }
-
-int plan_load(char *const *paths, size_t npaths, const struct plan_opts *o, struct spec **specs,
-	      size_t *n, char *err, size_t errlen)
-{
-	char **files = NULL;
-	size_t nfiles = 0;
-	int rc;
-
-	if (plan_collect(paths, npaths, &files, &nfiles, err, errlen) < 0)
-		return -1;
-	rc = plan_specs(files, nfiles, o, specs, n, err, errlen);
-	plan_files_free(files, nfiles);
-	return rc;
-}

@@ -317,3 +317,17 @@ int plan_bind(struct spec *s, const struct probe *p, int quick, struct plan_poin
 		plan_quick(s);
 	return plan_points(s, pts, npts, err, errlen);
 }
+
+int plan_load(char *const *paths, size_t npaths, const struct plan_opts *o, struct spec **specs,
+	      size_t *n, char *err, size_t errlen)
+{
+	char **files = NULL;
+	size_t nfiles = 0;
+	int rc;
+
+	if (plan_collect(paths, npaths, &files, &nfiles, err, errlen) < 0)
+		return -1;
+	rc = plan_specs(files, nfiles, o, specs, n, err, errlen);
+	plan_files_free(files, nfiles);
+	return rc;
+}

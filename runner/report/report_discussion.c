@@ -4,8 +4,10 @@
  *
  * Nothing here is prose written on another machine: each sentence names
  * the numbers it rests on, and its verb is chosen by comparing them.  Two
- * values whose CIs overlap are "about the same"; otherwise the ratio
- * is given and the word (faster, slower, more, less) follows its side.
+ * values whose intervals overlap are "about the same" when within 5 % of
+ * each other, else "N % apart, a difference R rounds did not resolve";
+ * otherwise the ratio is given and the word (faster, slower, more, less)
+ * follows its side.
  */
 #include "report/report_discussion.h"
 #include "report/report_confounder.h"
@@ -27,8 +29,14 @@
 /* One value of a point, in ns (times) or in the probe's unit, with its CI. */
 struct val {
 	double v, lo, hi;
+	int rounds;		/* the rounds the interval is between (0: unknown) */
 	const char *label;	/* the point's label, owned by the caller's list */
 };
+
+/* Two values whose intervals overlap are "about the same" only when they
+   are within this factor of each other; further apart, the rounds did not
+   resolve the difference, and the sentence says that instead. */
+#define SAME 1.05
 
 static json_t *load(const char *run, const char *name)
 {
@@ -83,8 +91,25 @@ static struct val value_of(json_t *res, json_t *pt)
 	v.v = jsonutil_num(pt, "estimate") * ns;
 	v.lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) * ns : v.v;
 	v.hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) * ns : v.v;
+	v.rounds = (int)jsonutil_num(pt, "n_rounds");
 	v.label = NULL;
 	return v;
+}
+
+/* For a and b whose intervals overlap: "about the same" when close, else
+   that N rounds did not resolve the difference. */
+static void unresolved(FILE *f, struct val a, struct val b)
+{
+	int n = a.rounds < b.rounds ? a.rounds : b.rounds;
+	double r = a.v > b.v ? a.v / b.v : b.v / a.v;
+
+	if (r <= SAME)
+		fprintf(f, "about the same: their intervals overlap");
+	else if (n > 0)
+		fprintf(f, "%.0f %% apart, a difference %d rounds did not resolve: their intervals overlap",
+			(r - 1) * 100, n);
+	else
+		fprintf(f, "%.0f %% apart, a difference not resolved: their intervals overlap", (r - 1) * 100);
 }
 
 /* "1.61 ns", "2.95 µs": a time in ns, in the unit it reads best in. */
@@ -104,7 +129,8 @@ static void num_text(double v, char *buf, size_t len)
 
 /* Appends to f how time a (named an) compares with time b (named bn):
    "a getpid (140 ns) is slower than a procedure call (1.61 ns): it takes
-   87.0 times as long", or "about the same as" when the CIs overlap. */
+   87.0 times as long", or, when the intervals overlap, "about the same" or
+   not resolved (unresolved()). */
 static void compare_times(FILE *f, const char *an, struct val a, const char *bn, struct val b)
 {
 	char at[48], bt[48], r[32];
@@ -112,7 +138,8 @@ static void compare_times(FILE *f, const char *an, struct val a, const char *bn,
 	time_text(a.v, at, sizeof at);
 	time_text(b.v, bt, sizeof bt);
 	if (a.lo <= b.hi && b.lo <= a.hi) {
-		fprintf(f, "%s (%s) is about the same as %s (%s): their CIs overlap", an, at, bn, bt);
+		fprintf(f, "%s (%s) and %s (%s) are ", an, at, bn, bt);
+		unresolved(f, a, b);
 		return;
 	}
 	num_text(a.v > b.v ? a.v / b.v : b.v / a.v, r, sizeof r);
@@ -662,8 +689,10 @@ static void cheapest(FILE *f, json_t *res, const char *xparam, const char *choic
 				continue;
 			vp = value_of(res, pt);
 			num_text(vp.v / vb.v, r, sizeof r);
-			if (vp.lo <= vb.hi && vb.lo <= vp.hi)
-				fprintf(f, "; %s is about the same (CIs overlap)", json_string_value(a));
+			if (vp.lo <= vb.hi && vb.lo <= vp.hi) {
+				fprintf(f, "; %s and it are ", json_string_value(a));
+				unresolved(f, vp, vb);
+			}
 			else
 				fprintf(f, "; %s takes %s times as long", json_string_value(a), r);
 		}
@@ -699,10 +728,42 @@ static void along(FILE *f, json_t *res, const char *xparam, const char *series)
 		num_text(vb.v / va.v, r, sizeof r);
 		fprintf(f, "%s%s=%s: from %s=%s to %s=%s the time ", ftell(f) ? " " : "", series,
 			json_string_value(s), xparam, x0, xparam, x1);
-		if (va.lo <= vb.hi && vb.lo <= va.hi)
-			fprintf(f, "stayed about the same (%s and %s, CIs overlapping).", at, bt);
-		else
+		if (va.lo <= vb.hi && vb.lo <= va.hi) {
+			fprintf(f, "went from %s to %s, ", at, bt);
+			unresolved(f, va, vb);
+			fputc('.', f);
+		} else {
 			fprintf(f, "%s from %s to %s (%s times).", vb.v > va.v ? "rose" : "fell", at, bt, r);
+		}
+		/* a curve that is least (or most) between its ends says so: the
+		   ends alone would hide a U */
+		{
+			json_t *x, *lo = NULL, *hi = NULL;
+			size_t k;
+
+			json_array_foreach(xs, k, x) {
+				json_t *p = find2(res, xparam, json_string_value(x), series, json_string_value(s));
+				if (!p)
+					continue;
+				if (!lo || jsonutil_num(p, "estimate") < jsonutil_num(lo, "estimate"))
+					lo = p;
+				if (!hi || jsonutil_num(p, "estimate") > jsonutil_num(hi, "estimate"))
+					hi = p;
+			}
+			if (lo && lo != a && lo != b) {
+				char lt[48];
+
+				time_text(value_of(res, lo).v, lt, sizeof lt);
+				fprintf(f, " It is least in between: %s at %s=%s.", lt, xparam,
+					jsonutil_str(json_object_get(lo, "params_text"), xparam) ?: "?");
+			} else if (hi && hi != a && hi != b) {
+				char ht[48];
+
+				time_text(value_of(res, hi).v, ht, sizeof ht);
+				fprintf(f, " It is greatest in between: %s at %s=%s.", ht, xparam,
+					jsonutil_str(json_object_get(hi, "params_text"), xparam) ?: "?");
+			}
+		}
 	}
 out:
 	json_decref(xs);

@@ -4,8 +4,9 @@
  * whether the prediction held and by how much, what the sanity flags that
  * fired mean, and comparisons with the other experiments of the run.  Every
  * sentence is built from numbers in the run's results and worded by
- * comparing them ("faster" or "slower", "about the same" when the CIs
- * overlap); a comparison whose other experiment is not in the run is left
+ * comparing them ("faster" or "slower"; "about the same" when the
+ * intervals overlap within 5 %, else a difference the rounds did not
+ * resolve); a comparison whose other experiment is not in the run is left
  * out.
  */
 #ifndef SYSMETER_REPORT_DISCUSSION_H

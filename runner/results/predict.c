@@ -713,3 +713,32 @@ const char *results_predict_row(const json_t *machine)
 				  (int)json_integer_value(json_object_get(cpu, "family")),
 				  (int)json_integer_value(json_object_get(cpu, "model")))->name;
 }
+
+struct entry_names { char *buf; size_t len, used, n; double cycles; };
+
+static void entry_name(void *ctx, const struct machine_mitigation *row, double cycles, int per_switch)
+{
+	struct entry_names *t = ctx;
+
+	if (per_switch || !strcmp(row->file, "meltdown") || t->used >= t->len)
+		return;
+	t->cycles += cycles;
+	t->n++;
+	t->used += (size_t)snprintf(t->buf + t->used, t->len - t->used, "%s%s", t->used ? ", " : "",
+				    row->match);
+}
+
+size_t results_entry_mitigations(const json_t *machine, char *names, size_t len, double *cycles)
+{
+	const json_t *cpu = json_object_get(machine, "cpu");
+	struct entry_names t = {names, len, 0, 0, 0};
+	double entry, sw;
+
+	names[0] = '\0';
+	machine_model_mitigations(machine_model_find(jsonutil_str((json_t *)cpu, "vendor"),
+							 (int)json_integer_value(json_object_get(cpu, "family")),
+							 (int)json_integer_value(json_object_get(cpu, "model"))),
+				      json_object_get(machine, "vulnerabilities"), &entry, &sw, entry_name, &t);
+	*cycles = t.cycles;
+	return t.n;
+}

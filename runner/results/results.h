@@ -110,6 +110,11 @@ const struct spec_predict *results_predict_pick(const struct spec *s, const stru
    est (the point's estimate after subtraction). */
 json_t *results_predict_entry(const struct spec_predict *pr, double est);
 
+/* The mitigations machine.vulnerabilities names that run on every kernel
+   entry and exit, PTI aside: their names ("Retpolines, swapgs barriers")
+   in names and the table's cycles for them summed in *cycles; how many. */
+size_t results_entry_mitigations(const json_t *machine, char *names, size_t len, double *cycles);
+
 /* The constants table's row for a machine ("Zen 3", or the generic row's
    name). */
 const char *results_predict_row(const json_t *machine);
