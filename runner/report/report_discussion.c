@@ -420,7 +420,9 @@ static const struct { const char *flag, *meaning; } flag_meaning[] = {
 	 "this machine, is not what the prediction assumed"},
 	{"level_shift", "the samples changed level part-way through (a frequency change, a "
 	 "migration, another tenant)"},
-	{"drift", "the host changed speed while these points ran (the drift check)"},
+	{"drift", "their samples trended up or down within a round (a slow change inside the "
+	 "point's own samples; the run's drift check, which times a fixed workload between "
+	 "rounds, is another test and the environment section gives its verdict)"},
 	{"multimodal", "the samples form more than one cluster, which one number summarises poorly"},
 	{"outlying_rounds", "one round's estimate lies far from the others'"},
 	{"negative_after_subtraction", "subtracting the baseline left nothing: the operation is "
