@@ -473,6 +473,33 @@ static void rerun_history(struct run *r, struct experiment *x)
 
 /* The k-th experiment after its last round (or the interrupt): findings,
    status, the manifest's entry and the summary line. */
+/* Rounds interleave, so an experiment can end before one its model reads
+   (@name) has measured its last round: its prediction was made from that
+   one's estimate at the time.  Once every experiment has ended, each
+   prediction is made again from the final estimates, the ones the report
+   prints, and the result written again when it changed. */
+static void predict_again(struct run *r)
+{
+	json_t *by_name = json_object();
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->e[i].result)
+			json_object_set(by_name, r->e[i].spec.name, r->e[i].result);
+	for (size_t i = 0; i < r->n && !write_failed; i++) {
+		struct experiment *x = &r->e[i];
+		json_t *before;
+
+		if (!x->probe_ok || !x->result || !x->finished || !x->spec.n_uses)
+			continue;
+		before = json_deep_copy(json_object_get(x->result, "points"));
+		results_predict(x->result, r->machine, by_name);
+		if (!json_equal(before, json_object_get(x->result, "points")))
+			write_result(r, x);
+		json_decref(before);
+	}
+	json_decref(by_name);
+}
+
 static void finish_experiment(struct run *r, size_t k)
 {
 	struct experiment *x = &r->e[r->order[k]];
@@ -706,6 +733,7 @@ static void run_rounds(struct run *r)
 		canary_take(&r->canary, -1);
 	for (size_t k = 0; k < r->n; k++)
 		finish_experiment(r, k);
+	predict_again(r);
 	free(drifted);
 	free(takes);
 }
