@@ -80,5 +80,8 @@ spec_description() {
 	done < <(stale_phrases)
 	# the per-line ones (a sentence that ends a line in the Markdown)
 	grep -E 'cost what the hardware and kernel code cost\.$' "$R/report.md" && bad=1
+	# the summary keeps what the finding says of a cgroup's file cache (item 12)
+	grep -q "the file cache found (a memory cgroup's, not the machine's)" "$R/report.md" || {
+		echo "the summary's file cache row lost its cgroup"; bad=1; }
 	[ "$bad" -eq 0 ]
 }

@@ -122,7 +122,8 @@ static void print_headline(const json_t *res, const char *unit)
 	if (json_is_number(json_object_get(fc, "knee_bytes"))) {
 		char szt[32];
 		units_format_size_short(json_number_value(json_object_get(fc, "knee_bytes")), szt, sizeof szt);
-		printf("; file cache about %s", szt);
+		printf("; file cache about %s%s", szt, json_is_number(json_object_get(fc, "limit_bytes"))
+						       ? " (a memory cgroup's, not the machine's)" : "");
 	}
 }
 

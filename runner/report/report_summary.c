@@ -76,7 +76,11 @@ static size_t file_cache_row(json_t *summary, json_t *res, const char *title, co
 
 	if (!isfinite(knee))
 		return 0;
-	if (asprintf(&op, "%s: the file cache found", title) < 0)
+	/* a cache found inside a memory cgroup is that cgroup's, never the
+	   machine's: the row says so, as the finding does */
+	if (asprintf(&op, isfinite(jsonutil_num(fc, "limit_bytes"))
+			  ? "%s: the file cache found (a memory cgroup's, not the machine's)"
+			  : "%s: the file cache found", title) < 0)
 		op = NULL;
 	summary_row(summary, op ? op : title, anchor, report_view_str(REPORT_VIEW_DASH),
 		    report_view_size(knee), report_view_str(REPORT_VIEW_DASH), NULL, NULL);
