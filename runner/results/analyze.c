@@ -1081,10 +1081,22 @@ static json_t *knees(const struct spec *s, const json_t *points, const json_t *m
 		struct stats_cache caches[16], miss[16];
 		size_t nl = stats_knees(x, y, m, lv, 16), nmiss = 0, nc = 0;
 		int is_time = units_is_time(s->bound->unit, &ns_unit), mem = 0;
-		if (is_time)
+		/* a stride of a page or more touches one line per page: its steps
+		   are the TLBs' reach, not the caches' sizes, and are named so */
+		json_t *st = json_object_get(json_object_get(json_array_get(arr, 0), "params"), "stride");
+		double page = json_is_number(json_object_get(machine, "page_size"))
+				      ? json_number_value(json_object_get(machine, "page_size")) : 4096;
+		int tlb = json_is_number(st) && json_number_value(st) >= page;
+		if (is_time && !tlb)
 			nc = machine_caches(machine, caches, 16);
 		nmiss = stats_levels_name(lv, nl, x, y, m, is_time ? KNEE_DRAM_NS / ns_unit : INFINITY,
 					  caches, nc, miss, 16);
+		for (size_t l = 0; tlb && l < nl; l++)
+			if (lv[l].name[0] == 'L') {
+				snprintf(lv[l].name, sizeof lv[l].name, "TLB step %zu", l + 1);
+				snprintf(lv[l].note, sizeof lv[l].note,
+					 "one line per page: a step of the TLBs' reach, not a cache size");
+			}
 		json_t *levels = json_array(), *missing = json_array();
 		for (size_t l = 0; l < nl; l++) {
 			mem |= strcmp(lv[l].name, "Memory") == 0;

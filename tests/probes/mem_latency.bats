@@ -66,3 +66,19 @@ PY
 	r=$(json "$BATS_TEST_TMPDIR/out/t/results/ram_access.json" 'd["points"][0]["reason"]')
 	[[ "$r" == *"stride 12 is not a multiple of 8"* ]] || { echo "reason: $r"; return 1; }
 }
+
+@test "mem_latency: a page stride's steps are named as the TLBs' reach, never as cache levels" {
+	mem_run specs/ram_access.yaml --set 'ram_access.params.size=[4KiB, 16KiB, 64KiB, 256KiB, 1MiB, 4MiB]' \
+		--set 'ram_access.params.stride=[64, 4096]'
+	mem_check ram_access ns '
+series = d["findings"]["knees"]["series"]
+page = [k for k in series if "stride=4096" in k][0]
+line = [k for k in series if "stride=64" in k and "4096" not in k][0]
+names = [l["name"] for l in series[page]["levels"]]
+print(page, names)
+assert names and not any(n.startswith("L") for n in names), names
+assert all(n.startswith("TLB step") or n.startswith("Memory") for n in names), names
+# the line stride keeps its cache levels
+assert any(l["name"].startswith("L") for l in series[line]["levels"]), series[line]
+'
+}
