@@ -69,8 +69,10 @@ PY
 }
 
 @test "tcp_connect: phase splits the cycle: setup and teardown points, each its own half, remote skipped without a peer" {
-	# tcp_rtt beside it: the predictions are built from its round trip
-	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t specs/tcp_rtt.yaml specs/tcp_teardown.yaml
+	# tcp_rtt and syscall beside it: the predictions are built from the round
+	# trip and the system call this run measured
+	run "$RUNNER" --quick --no-report -q -o "$OUT" --run-id t specs/syscall.yaml specs/tcp_rtt.yaml \
+		specs/tcp_teardown.yaml
 	echo "$output"
 	[ "$status" -eq 0 ]
 	res="$OUT/t/results/tcp_teardown.json"
@@ -82,7 +84,8 @@ PY
 
 @test "tcp_connect: setup and teardown to the namespace peer, nothing left after" {
 	need_netns
-	run_bg --quick --no-report -o "$OUT" --run-id t --peer netns specs/tcp_rtt.yaml specs/tcp_teardown.yaml
+	run_bg --quick --no-report -o "$OUT" --run-id t --peer netns specs/syscall.yaml specs/tcp_rtt.yaml \
+		specs/tcp_teardown.yaml
 	status=0; wait "$RPID" || status=$?
 	cat "$BATS_TEST_TMPDIR/log"
 	[ "$status" -eq 0 ]
