@@ -271,7 +271,8 @@ static int machine_name(struct pctx *c, const char *name, double *v, enum spec_q
 			   (AMD, "AMD-V Nested Paging", 2008; Bhargava et al.,
 			   "Accelerating two-dimensional page walks for virtualized
 			   systems", ASPLOS 2008) */
-			int guest = strncmp(jsonutil_str((json_t *)m, "virtualization") ?: "", "guest", 5) == 0;
+			const char *virt = jsonutil_str((json_t *)m, "virtualization");
+			int guest = virt && strncmp(virt, "guest", 5) == 0;
 			fact(m, "page_size", &page);
 			pages = size / page;
 			*v = pages <= 64 ? 0 : pages <= 1536 ? c->row->stlb / hz
